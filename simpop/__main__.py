@@ -1,0 +1,3 @@
+from simpop.cli import main
+
+main()

@@ -1,0 +1,198 @@
+"""The ``simpop`` command: parse, call the library, print."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from simpop import __version__
+from simpop.config import apply_llm_env, load_personas, load_run_config
+from simpop.errors import SimpopError
+from simpop.models import EmbeddingConfig, LLMConfig, RunConfig, RunSummary
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class UserError(click.ClickException):
+    """Bad input: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+
+class SimpopGroup(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except SimpopError as error:
+            raise UserError(str(error)) from None
+
+
+def _ids(value: str | None) -> list[str] | None:
+    return [part.strip() for part in value.split(",") if part.strip()] if value else None
+
+
+class RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description:<22}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=err_console,
+    )
+
+
+def accuracy_table(summary: RunSummary) -> Table:
+    table = Table(title=f"QAP-match accuracy · {summary.target} · run {summary.run_id}")
+    for column in ("persona", "n", "correct", "no answer", "accuracy", "95% CI (Wilson)"):
+        table.add_column(column, justify="left" if column == "persona" else "right")
+    for row in [*summary.personas, summary.total]:
+        acc = f"{row.accuracy:.3f}" if row.accuracy is not None else "–"
+        ci = f"{row.ci_low:.3f} – {row.ci_high:.3f}" if row.ci_low is not None else "–"
+        table.add_row(
+            row.group, str(row.n), str(row.correct), str(row.no_answer), acc, ci,
+            end_section=row is summary.personas[-1] if summary.personas else False,
+            style="bold" if row is summary.total else None,
+        )
+    return table
+
+
+@click.group(cls=SimpopGroup)
+@click.version_option(__version__, prog_name="simpop")
+def cli() -> None:
+    """Simulate patient populations to stress-test a medical question-answering chatbot."""
+
+
+@cli.command()
+@click.argument("config_file", metavar="CONFIG", type=click.Path(path_type=Path))
+@click.option("--personas", "persona_ids", help="Comma-separated persona ids (default: all).")
+@click.option("--variants", type=click.IntRange(1, 50), help="Question variants per QAP and persona.")
+@click.option("--limit", type=click.IntRange(1), help="Use only the first N QAPs.")
+@click.option("--seed", type=int, help="Run seed (LLM sampling seeds derive from it).")
+@click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
+@click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted run.")
+@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs"), show_default=True, help="Folder of run directories.")
+def run(
+    config_file: Path,
+    persona_ids: str | None,
+    variants: int | None,
+    limit: int | None,
+    seed: int | None,
+    concurrency: int | None,
+    resume_id: str | None,
+    no_cache: bool,
+    out: Path,
+) -> None:
+    """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
+    from simpop.pipeline import execute
+    from simpop.store import RunStore
+
+    if resume_id:
+        store = RunStore.open(out, resume_id)
+        config = store.config()
+        if any(v is not None for v in (persona_ids, variants, limit, seed)):
+            err_console.print("note: --personas/--variants/--limit/--seed are taken from the run being resumed")
+    else:
+        config = load_run_config(config_file)
+        update = {
+            "persona_ids": _ids(persona_ids) or config.persona_ids,
+            "variants": variants or config.variants,
+            "limit": limit or config.limit,
+            "seed": config.seed if seed is None else seed,
+            "llm": apply_llm_env(config.llm, dict(os.environ)),
+        }
+        config = RunConfig.model_validate(config.model_dump() | update)
+    if concurrency:
+        config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
+    if not resume_id:
+        from simpop.pipeline import load_inputs
+
+        inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+        if inputs.unmatchable:
+            err_console.print(
+                f"note: {inputs.unmatchable} QAPs repeat the question of an earlier QAP; "
+                "only the first of each can be matched, so the others are not used as seeds"
+            )
+        store = RunStore.create(out, config)
+    err_console.print(f"run {store.run_id} → {store.directory}")
+    try:
+        summary = asyncio.run(execute(store, config, use_cache=not no_cache, progress=_progress()))
+    except KeyboardInterrupt:
+        raise UserError(f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}") from None
+    console.print(accuracy_table(summary))
+    usage = summary.llm
+    console.print(
+        f"LLM: {usage.requests} calls, {usage.cache_hits} cache hits, "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens, "
+        f"{usage.retries} retries, {usage.failures} failures"
+    )
+    if summary.excluded or summary.target_errors:
+        parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]
+        console.print("excluded from accuracy: " + ", ".join(parts))
+    console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+
+
+@cli.command()
+@click.option("--dir", "folder", type=click.Path(path_type=Path), default=Path("personas"), show_default=True)
+def personas(folder: Path) -> None:
+    """List the personas in a folder with their attributes."""
+    table = Table(title=f"personas in {folder}")
+    table.add_column("id", no_wrap=True)
+    for column in ("name", "health literacy", "language level", "language", "noise", "tags"):
+        table.add_column(column)
+    for p in load_personas(folder):
+        noise = p.noise.model if p.noise.model == "none" else f"{p.noise.model} ({p.noise.rate:g})"
+        table.add_row(p.id, p.name, p.health_literacy, p.language_level, p.language, noise, ", ".join(p.tags))
+    console.print(table)
+
+
+@cli.command()
+@click.argument("config_file", metavar="[CONFIG]", required=False, type=click.Path(path_type=Path))
+def doctor(config_file: Path | None) -> None:
+    """Check the embedding model, the local LLM, the configured endpoint and Chroma."""
+    from simpop.doctor import run_checks
+
+    if config_file:
+        config = load_run_config(config_file)
+        llm, embedding = config.llm, config.embedding
+    else:
+        llm, embedding = LLMConfig(), EmbeddingConfig()
+    llm = apply_llm_env(llm, dict(os.environ))
+    checks = run_checks(llm, embedding)
+    table = Table(title="simpop doctor")
+    for column in ("check", "status", "detail"):
+        table.add_column(column)
+    for check in checks:
+        table.add_row(check.name, "[green]ok[/]" if check.ok else "[red]FAIL[/]", check.detail)
+    console.print(table)
+    if not all(check.ok for check in checks):
+        raise SystemExit(1)
+
+
+def main() -> None:
+    cli()

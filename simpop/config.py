@@ -1,0 +1,169 @@
+"""Loading YAML and data files into records, with errors that name the file and the field."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from simpop.errors import ConfigError
+from simpop.models import QAP, LLMConfig, Persona, RunConfig
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def describe_validation_error(source: str, error: ValidationError) -> str:
+    """One line naming the source and the first bad field."""
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    kind = first["type"]
+    if kind == "extra_forbidden":
+        problem = "unknown field"
+    elif kind == "missing":
+        problem = "missing required field"
+    else:
+        problem = first["msg"]
+    more = len(error.errors()) - 1
+    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return f"{source}: field '{field}': {problem}{suffix}"
+
+
+def validate(model: type[M], data: Any, source: str) -> M:
+    """Build ``model`` from ``data``; a bad field becomes a ConfigError naming ``source``."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise ConfigError(describe_validation_error(source, error)) from None
+
+
+def read_yaml(path: Path) -> dict[str, Any]:
+    """A YAML mapping from ``path``, or a ConfigError naming the file (and the line)."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: file not found")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"{path}:{where} malformed YAML: {problem}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
+    return data
+
+
+def load_run_config(path: Path) -> RunConfig:
+    """The run config in ``path``; relative paths in it are resolved against its folder."""
+    data = read_yaml(path)
+    config = validate(RunConfig, data, str(path))
+    base = path.resolve().parent
+    target = config.target.model_copy(update={"qaps": (base / config.target.qaps).resolve()})
+    update: dict[str, Any] = {"target": target}
+    if "personas" in data:
+        update["personas"] = (base / config.personas).resolve()
+    return config.model_copy(update=update)
+
+
+def load_personas(folder: Path, ids: list[str] | None = None) -> list[Persona]:
+    """Every ``*.yaml`` persona in ``folder`` (sorted by id), or just the ``ids`` asked for."""
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: persona folder not found")
+    personas: dict[str, Persona] = {}
+    for file in sorted(folder.glob("*.y*ml")):
+        persona = validate(Persona, read_yaml(file), str(file))
+        if persona.id in personas:
+            raise ConfigError(f"{file}: field 'id': duplicate persona id '{persona.id}'")
+        personas[persona.id] = persona
+    if not personas:
+        raise ConfigError(f"{folder}: no persona files (*.yaml) found")
+    if ids is None:
+        return [personas[key] for key in sorted(personas)]
+    unknown = [i for i in ids if i not in personas]
+    if unknown:
+        known = ", ".join(sorted(personas))
+        raise ConfigError(f"unknown persona id '{unknown[0]}' (known in {folder}: {known})")
+    return [personas[i] for i in ids]
+
+
+_QAP_ID_KEYS = ("id", "qid")
+_QAP_FIELDS = {"question", "answer", "topic", "doc_id", "url"}
+
+
+def _qap_from_row(row: dict[str, Any], source: str) -> QAP:
+    key = next((k for k in _QAP_ID_KEYS if row.get(k) not in (None, "")), None)
+    if key is None:
+        raise ConfigError(f"{source}: field 'id': missing required field (or 'qid')")
+    data: dict[str, Any] = {"id": str(row[key])}
+    data.update({k: v for k, v in row.items() if k in _QAP_FIELDS})
+    data.setdefault("topic", row.get("focus"))
+    data["metadata"] = {k: v for k, v in row.items() if k not in _QAP_FIELDS | {key, "focus"}}
+    return validate(QAP, data, source)
+
+
+def load_qaps(path: Path) -> list[QAP]:
+    """QAPs from a JSONL or CSV file with ``id`` (or ``qid``), ``question`` and ``answer``."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: QAP file not found")
+    rows: list[tuple[str, dict[str, Any]]] = []
+    if path.suffix.lower() == ".csv":
+        with path.open(newline="", encoding="utf-8") as handle:
+            for number, row in enumerate(csv.DictReader(handle), start=2):
+                rows.append((f"{path} line {number}", row))
+    else:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ConfigError(f"{path} line {number}: malformed JSON: {error.msg}") from None
+            if not isinstance(row, dict):
+                raise ConfigError(f"{path} line {number}: expected a JSON object")
+            rows.append((f"{path} line {number}", row))
+    qaps = [_qap_from_row(row, source) for source, row in rows]
+    if not qaps:
+        raise ConfigError(f"{path}: no QAPs found")
+    seen: set[str] = set()
+    for (source, _), qap in zip(rows, qaps):
+        if qap.id in seen:
+            raise ConfigError(f"{source}: field 'id': duplicate QAP id '{qap.id}'")
+        seen.add(qap.id)
+    return qaps
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+LLM_ENV = {
+    "SIMPOP_LLM_BASE_URL": "base_url",
+    "SIMPOP_LLM_MODEL": "model",
+    "SIMPOP_LLM_TEMPERATURE": "temperature",
+    "SIMPOP_LLM_MAX_TOKENS": "max_tokens",
+    "SIMPOP_LLM_CONCURRENCY": "concurrency",
+    "SIMPOP_LLM_TIMEOUT": "timeout",
+}
+
+
+def apply_llm_env(config: LLMConfig, environ: dict[str, str]) -> LLMConfig:
+    """``SIMPOP_LLM_*`` environment variables override the config file's ``llm:`` section."""
+    update = {field: environ[var] for var, field in LLM_ENV.items() if environ.get(var)}
+    if not update:
+        return config
+    data = config.model_dump() | update
+    try:
+        return LLMConfig.model_validate(data)
+    except ValidationError as error:
+        field = str(error.errors()[0]["loc"][0])
+        var = next(v for v, f in LLM_ENV.items() if f == field)
+        raise ConfigError(f"environment variable {var}: {error.errors()[0]['msg']}") from None

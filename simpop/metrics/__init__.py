@@ -1,0 +1,1 @@
+"""Metrics: functions from probe and response records to scores."""

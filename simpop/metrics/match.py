@@ -1,0 +1,25 @@
+"""QAP-match correctness (Reichenpfader et al., Algorithm 1 and eq. 1)."""
+
+from __future__ import annotations
+
+from simpop.models import Probe, Response, Score
+
+METRIC = "qap_match"
+
+
+def qap_match(probe: Probe, response: Response) -> Score:
+    """Correct iff the bot matched the probe's seed QAP; no answer counts as an error.
+
+    Reichenpfader et al. count a variation as correctly answered when the predefined QAP the
+    matcher returns is the one the variation was generated from. Cells without a question to
+    ask (duplicate or failed generation) or without a reply (target error) are excluded.
+    """
+    ids = probe.model_dump(include={"run_id", "cell_id", "persona_id", "seed_id", "variant"})
+    if response.skipped:
+        return Score(**ids, metric=METRIC, value=None, excluded=response.skipped)
+    if response.error:
+        return Score(**ids, metric=METRIC, value=None, excluded="target_error")
+    if response.matched_id is None:
+        return Score(**ids, metric=METRIC, value=0.0, label="no_answer")
+    correct = response.matched_id == probe.seed_id
+    return Score(**ids, metric=METRIC, value=float(correct), label="correct" if correct else "wrong")

@@ -1,0 +1,43 @@
+"""Prompt templates (Jinja2 files beside this module); each carries a version: its content hash."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+_FOLDER = Path(__file__).parent
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(_FOLDER),
+    undefined=jinja2.StrictUndefined,
+    autoescape=False,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A named template and the version recorded on everything it produces."""
+
+    name: str
+    version: str
+    template: jinja2.Template
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def render(self, **values: object) -> str:
+        return self.template.render(**values).strip()
+
+
+@lru_cache(maxsize=None)
+def load_prompt(name: str) -> Prompt:
+    """The template ``<name>.j2``."""
+    source = (_FOLDER / f"{name}.j2").read_text(encoding="utf-8")
+    version = hashlib.sha256(source.encode()).hexdigest()[:8]
+    return Prompt(name=name, version=version, template=_ENV.get_template(f"{name}.j2"))

@@ -1,0 +1,1 @@
+"""Reading stored records back: aggregates, intervals, summaries."""

@@ -1,0 +1,122 @@
+"""The predefined question-answer-pair matcher of Reichenpfader et al.
+
+Every QAP question is embedded into a persistent Chroma collection (cosine space). A patient
+question gets the answer of the QAP whose question is most similar (the argmax of cosine
+similarity; the paper's eq. 2 says argmin, a slip), and no answer when the best similarity is
+under the threshold or the question has fewer than ``min_words`` words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from pathlib import Path
+
+import chromadb
+from chromadb.config import Settings
+
+from simpop.embed import Embedder
+from simpop.models import QAP, Answer, Context, QAPTargetConfig
+from simpop.paths import cache_dir
+from simpop.targets.base import Target
+
+
+def matchable(qaps: list[QAP]) -> list[QAP]:
+    """The QAPs a matcher can return: the first of each distinct question, in file order.
+
+    A QAP whose question repeats an earlier one (ignoring case and spacing) can never be the
+    most similar, so it is left out of the index rather than tie-broken at random.
+    """
+    seen: set[str] = set()
+    kept = []
+    for qap in qaps:
+        key = " ".join(qap.question.casefold().split())
+        if key not in seen:
+            seen.add(key)
+            kept.append(qap)
+    return kept
+
+
+def qap_fingerprint(qaps: list[QAP], model_id: str) -> str:
+    """Changes when any QAP question or id, or the embedding model, changes."""
+    digest = hashlib.sha256(model_id.encode())
+    for qap in qaps:
+        digest.update(f"\x00{qap.id}\x00{qap.question}".encode())
+    return digest.hexdigest()[:16]
+
+
+def open_chroma(path: Path) -> chromadb.ClientAPI:
+    path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
+
+
+class QAPMatcher(Target):
+    """Answers with the best-matching predefined QAP, or not at all."""
+
+    def __init__(
+        self,
+        config: QAPTargetConfig,
+        qaps: list[QAP],
+        embedder: Embedder,
+        index_dir: Path | None = None,
+        name: str = "qap",
+    ) -> None:
+        self.config = config
+        self.name = name
+        self.embedder = embedder
+        self.qaps = {qap.id: qap for qap in matchable(qaps)}
+        self.client = open_chroma(index_dir or cache_dir() / "chroma")
+        self.collection = self._index(list(self.qaps.values()))
+
+    def _index(self, qaps: list[QAP]):
+        """The collection for these QAPs and this model, built only if it is not there yet."""
+        name = f"qap-{qap_fingerprint(qaps, self.embedder.model_id)}"
+        collection = self.client.get_or_create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        )
+        if collection.count() != len(qaps):
+            if collection.count():
+                self.client.delete_collection(name)
+                collection = self.client.create_collection(
+                    name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+                )
+            vectors = self.embedder.embed([qap.question for qap in qaps])
+            collection.add(
+                ids=[qap.id for qap in qaps],
+                embeddings=vectors,
+                documents=[qap.question for qap in qaps],
+            )
+        return collection
+
+    def match(self, question: str) -> Answer:
+        words = question.split()
+        if len(words) < self.config.min_words:
+            return Answer(text=None, no_answer_reason=f"fewer than {self.config.min_words} words")
+        vector = self.embedder.embed([question])
+        found = self.collection.query(
+            query_embeddings=vector,
+            n_results=min(self.config.top_k, len(self.qaps)),
+            include=["distances"],
+        )
+        ranked = [
+            (qap_id, 1.0 - float(distance))
+            for qap_id, distance in zip(found["ids"][0], found["distances"][0])
+        ]
+        contexts = [
+            Context(id=qap_id, text=self.qaps[qap_id].question + "\n" + self.qaps[qap_id].answer, score=sim)
+            for qap_id, sim in ranked
+        ]
+        best_id, best = ranked[0]
+        if best < self.config.threshold:
+            return Answer(
+                text=None,
+                similarity=best,
+                contexts=contexts,
+                no_answer_reason=f"best similarity {best:.3f} under threshold {self.config.threshold:g}",
+            )
+        return Answer(
+            text=self.qaps[best_id].answer, matched_id=best_id, similarity=best, contexts=contexts
+        )
+
+    async def ask(self, question: str) -> Answer:
+        return await asyncio.to_thread(self.match, question)
