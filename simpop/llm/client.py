@@ -66,8 +66,8 @@ def _response_format(schema: type[BaseModel]) -> dict[str, Any]:
 
 
 def _retryable(error: Exception) -> bool:
-    if isinstance(error, (openai.APIConnectionError, openai.RateLimitError)):
-        return True
+    if isinstance(error, (openai.APIConnectionError, openai.RateLimitError, ValueError)):
+        return True  # ValueError: a reply body that is not JSON
     return isinstance(error, openai.APIStatusError) and error.status_code >= 500
 
 
@@ -167,9 +167,7 @@ class LLMClient:
                 try:
                     response = await client.chat.completions.create(**request)
                     break
-                except Exception as error:  # noqa: BLE001 - classified just below
-                    if not isinstance(error, openai.APIError):
-                        raise
+                except (openai.APIError, ValueError) as error:
                     if not _retryable(error) or attempt == self.config.max_retries:
                         raise self._final_error(error, attempt + 1) from None
                     self.usage.retries += 1
@@ -196,9 +194,11 @@ class LLMClient:
                 pass
         return min(delay, 60.0)
 
-    def _final_error(self, error: openai.APIError, tries: int) -> Exception:
+    def _final_error(self, error: Exception, tries: int) -> Exception:
         self.usage.failures += 1
         where = self.config.base_url or "the embedded LLM server"
+        if isinstance(error, ValueError):
+            return LLMRequestFailed(f"LLM endpoint {where} sent a body that is not JSON ({tries} tries)")
         if isinstance(error, openai.APITimeoutError):
             return LLMRequestFailed(f"LLM request timed out after {self.config.timeout:g}s ({tries} tries)")
         if isinstance(error, openai.APIConnectionError):

@@ -1,0 +1,1 @@
+"""Helpers for testing simpop and the bots it tests against real loopback servers."""

@@ -1,0 +1,93 @@
+"""The real ``simpop`` command: bad input gets one line on stderr and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import write_config
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def simpop(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "simpop", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess, *needles: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("Error")]
+    assert len(lines) == 1, result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+GOOD = "name: t\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 1\nlimit: 1\n"
+
+
+def test_malformed_yaml(project):
+    path = write_config(project, "name: t\ntarget: [kind: qap\n")
+    assert_one_line_error(simpop("run", str(path), cwd=project), "run.yaml", "malformed YAML")
+
+
+def test_unknown_field(project):
+    path = write_config(project, GOOD + "variantz: 3\n")
+    assert_one_line_error(simpop("run", str(path), cwd=project), "run.yaml", "field 'variantz': unknown field")
+
+
+def test_missing_qap_file(project):
+    path = write_config(project, GOOD.replace("data/qaps.jsonl", "data/none.jsonl"))
+    assert_one_line_error(simpop("run", str(path), cwd=project), "none.jsonl: QAP file not found")
+    assert not (project / "runs").exists()
+
+
+def test_unknown_persona_id(project):
+    path = write_config(project, GOOD)
+    result = simpop("run", str(path), "--personas", "high-literacy,nobody", cwd=project)
+    assert_one_line_error(result, "unknown persona id 'nobody'")
+
+
+def test_bad_persona_file(project):
+    (project / "personas" / "broken.yaml").write_text("id: broken\nname: B\n")
+    assert_one_line_error(simpop("personas", cwd=project), "broken.yaml", "missing required field")
+
+
+def test_unreachable_endpoint_stops_the_run_and_keeps_the_run_dir(project):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    path = write_config(project, GOOD + f"llm: {{base_url: '{url}', max_retries: 0}}\n")
+    result = simpop("run", str(path), cwd=project)
+    assert_one_line_error(result, f"cannot reach LLM endpoint {url}")
+    [run_dir] = (project / "runs").iterdir()
+    assert json.loads((run_dir / "config.json").read_text())["llm"]["base_url"] == url
+
+
+def test_personas_lists_every_file(project):
+    result = simpop("personas", cwd=project)
+    assert result.returncode == 0
+    for file in (project / "personas").glob("*.yaml"):
+        assert file.stem in result.stdout
+
+
+def test_resume_of_an_unknown_run(project):
+    path = write_config(project, GOOD)
+    assert_one_line_error(simpop("run", str(path), "--resume", "nope", cwd=project), "no run to resume")
+
+
+@pytest.mark.parametrize("flag", ["--variants=0", "--limit=-1"])
+def test_bad_option_values(project, flag):
+    path = write_config(project, GOOD)
+    result = simpop("run", str(path), flag, cwd=project)
+    assert result.returncode == 2 and "Traceback" not in result.stderr

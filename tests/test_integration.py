@@ -1,0 +1,56 @@
+"""End to end with the real embedded LLM, the real embedding model and real Chroma."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import write_config
+from test_cli import simpop
+
+pytestmark = pytest.mark.integration
+
+CONFIG = """
+name: tiny
+target: {kind: qap, qaps: data/qaps.jsonl, threshold: 0.5}
+personas: personas
+variants: 2
+limit: 2
+llm: {concurrency: 2, max_tokens: 200}
+"""
+
+
+def read_jsonl(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_tiny_run_offline_then_all_from_cache(project):
+    path = write_config(project, CONFIG)
+    first = simpop("run", str(path), "--personas", "low-literacy", cwd=project)
+    assert first.returncode == 0, first.stderr
+    [run_dir] = (project / "runs").iterdir()
+    probes = read_jsonl(run_dir / "probes.jsonl")
+    responses = read_jsonl(run_dir / "responses.jsonl")
+    scores = read_jsonl(run_dir / "scores.jsonl")
+    assert len(probes) == len(responses) == len(scores) == 4
+    assert {p["persona_id"] for p in probes} == {"low-literacy"}
+    assert sorted((p["seed_id"], p["variant"]) for p in probes) == [
+        ("0000158-1", 0), ("0000158-1", 1), ("0000275-1", 0), ("0000275-1", 1)]
+    assert all(p["error"] is None and p["text"] for p in probes)
+    assert all(p["prompt"].startswith("patient_system@") for p in probes)
+    asked = [r for r in responses if not r["skipped"]]
+    assert asked and all(r["latency_s"] is not None for r in asked)
+    assert all(r["contexts"] or r["no_answer_reason"] == "fewer than 3 words" for r in asked)
+    assert all(r["matched_id"] or r["no_answer_reason"] for r in asked)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["llm"]["requests"] == 2 and summary["llm"]["completion_tokens"] > 0
+    assert summary["total"]["n"] + sum(summary["excluded"].values()) == 4
+    assert "low-literacy" in first.stdout and "total" in first.stdout
+
+    second = simpop("run", str(path), "--personas", "low-literacy", cwd=project)
+    assert second.returncode == 0, second.stderr
+    assert "0 calls, 2 cache hits" in second.stdout.replace("\n", " ")
+    newest = max((project / "runs").iterdir(), key=lambda p: p.stat().st_mtime)
+    again = json.loads((newest / "summary.json").read_text())
+    assert again["llm"]["requests"] == 0 and again["total"] == summary["total"] | {}

@@ -1,0 +1,157 @@
+"""The LLM layer against a real OpenAI-compatible HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from simpop.llm import LLMClient, LLMInvalidReply, LLMRequestFailed, LLMUnavailable, RemoteEndpoint, ResponseCache
+from simpop.llm.cache import cache_key
+from simpop.models import LLMConfig
+from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+
+MESSAGES = [{"role": "user", "content": "Is glaucoma hereditary?"}]
+VALID = '{"answer": "yes", "confidence": 0.7}'
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answer: str
+    confidence: float
+
+
+def client(server: FakeOpenAIServer, cache: ResponseCache | None = None, **overrides) -> LLMClient:
+    config = LLMConfig(base_url=server.base_url, model="fake-model", retry_backoff=0.01, **overrides)
+    return LLMClient(config, RemoteEndpoint(server.base_url), cache)
+
+
+def ask(llm: LLMClient, messages=MESSAGES):
+    async def go():
+        try:
+            return await llm.structured(messages, Verdict)
+        finally:
+            await llm.aclose()
+
+    return asyncio.run(go())
+
+
+def test_429_then_success_is_retried():
+    with FakeOpenAIServer([Reply(status=429, headers={"retry-after": "0"}), Reply(VALID)]) as server:
+        llm = client(server)
+        assert ask(llm) == Verdict(answer="yes", confidence=0.7)
+    assert len(server.requests) == 2
+    assert (llm.usage.requests, llm.usage.retries, llm.usage.failures) == (1, 1, 0)
+
+
+def test_request_carries_schema_and_sampling():
+    with FakeOpenAIServer([Reply(VALID)]) as server:
+        ask(client(server, temperature=0.0, max_tokens=77))
+    request = server.requests[0]
+    assert request["model"] == "fake-model" and request["temperature"] == 0.0 and request["max_tokens"] == 77
+    schema = request["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["answer", "confidence"] and schema["additionalProperties"] is False
+
+
+def test_persistent_5xx_fails_after_the_last_retry():
+    with FakeOpenAIServer(default=Reply(status=500)) as server:
+        llm = client(server, max_retries=2)
+        with pytest.raises(LLMRequestFailed, match="answered 500 after 3 tries"):
+            ask(llm)
+    assert len(server.requests) == 3 and llm.usage.failures == 1
+
+
+def test_timeout_is_retried_then_succeeds():
+    with FakeOpenAIServer([Reply(VALID, delay=1.5), Reply(VALID)]) as server:
+        llm = client(server, timeout=0.3, max_retries=1)
+        assert ask(llm).answer == "yes"
+    assert llm.usage.retries == 1
+
+
+def test_timeouts_until_the_end_raise_a_typed_error():
+    with FakeOpenAIServer(default=Reply(VALID, delay=1.0)) as server:
+        with pytest.raises(LLMRequestFailed, match="timed out after 0.2s"):
+            ask(client(server, timeout=0.2, max_retries=1))
+
+
+def test_malformed_body_is_retried():
+    with FakeOpenAIServer([Reply(raw="{not json"), Reply(VALID)]) as server:
+        llm = client(server)
+        assert ask(llm).answer == "yes"
+    assert llm.usage.retries == 1
+
+
+def test_schema_breaking_reply_is_retried_with_the_error_shown():
+    broken = '{"answer": "yes"}'  # confidence missing
+    with FakeOpenAIServer([Reply(broken), Reply(VALID)]) as server:
+        llm = client(server)
+        assert ask(llm).confidence == 0.7
+    retry_messages = server.requests[1]["messages"]
+    assert retry_messages[:1] == MESSAGES
+    assert retry_messages[1] == {"role": "assistant", "content": broken}
+    assert "confidence" in retry_messages[2]["content"]
+
+
+def test_invalid_replies_until_the_end_raise_invalid_reply():
+    with FakeOpenAIServer(default=Reply("I think yes")) as server:
+        llm = client(server, validation_retries=2)
+        with pytest.raises(LLMInvalidReply, match="did not match Verdict after 3 tries"):
+            ask(llm)
+    assert len(server.requests) == 3
+
+
+def test_cache_serves_identical_calls_and_keys_on_everything(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    with FakeOpenAIServer(default=Reply(VALID)) as server:
+        first = client(server, cache)
+        ask(first)
+        second = client(server, ResponseCache(tmp_path / "c.sqlite"))  # reopened from disk
+        assert ask(second).answer == "yes"
+        assert (second.usage.requests, second.usage.cache_hits) == (0, 1)
+        fresh = client(server, cache)
+        fresh.read_cache = False
+        ask(fresh)
+        assert fresh.usage.requests == 1
+    assert len(server.requests) == 2
+    base = {"model": "m", "messages": MESSAGES, "temperature": 0.0, "schema": {"a": 1}}
+    keys = {cache_key(base)} | {
+        cache_key(base | change)
+        for change in ({"model": "n"}, {"temperature": 0.5}, {"schema": {"a": 2}}, {"messages": []}, {"seed": 3})
+    }
+    assert len(keys) == 6 and cache_key(dict(reversed(list(base.items())))) == cache_key(base)
+
+
+def test_requests_in_flight_never_exceed_the_concurrency_limit():
+    with FakeOpenAIServer(default=Reply(VALID), latency=0.2) as server:
+        llm = client(server, concurrency=3)
+
+        async def go():
+            calls = [llm.structured([{"role": "user", "content": f"q{i}"}], Verdict) for i in range(9)]
+            await asyncio.gather(*calls)
+            await llm.aclose()
+
+        asyncio.run(go())
+    assert server.max_in_flight == 3 and len(server.requests) == 9
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_unreachable_endpoint_names_the_endpoint():
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    config = LLMConfig(base_url=url, max_retries=1, retry_backoff=0.01)
+    with pytest.raises(LLMUnavailable, match=f"cannot reach LLM endpoint {url}"):
+        ask(LLMClient(config, RemoteEndpoint(url)))
+
+
+def test_rejected_key_is_named_but_never_shown(monkeypatch):
+    monkeypatch.setenv("SIMPOP_LLM_API_KEY", "sk-secret-123")
+    with FakeOpenAIServer(default=Reply(status=401)) as server:
+        with pytest.raises(LLMUnavailable) as info:
+            ask(client(server))
+    assert "SIMPOP_LLM_API_KEY" in str(info.value) and "sk-secret-123" not in str(info.value)

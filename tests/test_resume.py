@@ -1,0 +1,69 @@
+"""A run killed mid-way and resumed ends with exactly one record per planned cell."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+
+from conftest import write_config
+from test_cli import simpop
+
+from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+
+WORDS = ["Is it bad for my eyes", "How do doctors fix it", "Can my children get this", "What should I do now"]
+
+
+def variants_reply(request: dict) -> Reply:
+    schema = request["response_format"]["json_schema"]["schema"]
+    n = schema["properties"]["questions"]["minItems"]
+    topic = request["messages"][1]["content"].split('"')[1]
+    return Reply(json.dumps({"questions": [f"{WORDS[i % 4]}, this {topic}?" for i in range(n)]}))
+
+
+def counts(path):
+    ids = [json.loads(line)["cell_id"] for line in path.read_text().splitlines()] if path.exists() else []
+    return len(ids), max(Counter(ids).values(), default=0)
+
+
+def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
+    with FakeOpenAIServer(default=variants_reply, latency=0.4) as server:
+        config = (
+            "name: resume\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\n"
+            f"variants: 3\nlimit: 5\nllm: {{base_url: '{server.base_url}', concurrency: 2}}\n"
+        )
+        path = write_config(project, config)
+        planned = 5 * 6 * 3
+        process = subprocess.Popen(
+            [sys.executable, "-m", "simpop", "run", str(path)],
+            cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy(),
+        )
+        deadline = time.time() + 120
+        probes = None
+        while time.time() < deadline:
+            runs = list((project / "runs").glob("*/probes.jsonl")) if (project / "runs").exists() else []
+            if runs and counts(runs[0])[0] >= 12:
+                probes = runs[0]
+                break
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert probes is not None, "the run never started writing probes"
+        run_dir = probes.parent
+        before, _ = counts(probes)
+        assert 12 <= before < planned, "the kill did not land mid-way"
+        assert not (run_dir / "summary.json").exists()
+
+        result = simpop("run", str(path), "--resume", run_dir.name, cwd=project)
+        assert result.returncode == 0, result.stderr
+    for name in ("probes.jsonl", "responses.jsonl", "scores.jsonl"):
+        assert counts(run_dir / name) == (planned, 1), name
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["planned_cells"] == planned
+    assert summary["total"]["n"] + sum(summary["excluded"].values()) == planned
+    # only the groups the killed run had not written were generated again
+    assert len(server.requests) < 2 * 30

@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from simpop.errors import SimpopError
+from simpop.models import QAPTargetConfig, RunConfig, Score
+from simpop.store import JsonlLog, RunStore
+
+
+def _score(cell: str) -> Score:
+    return Score(run_id="r", cell_id=cell, persona_id="p", seed_id="s", variant=0, metric="m", value=1.0)
+
+
+def test_append_is_once_per_cell_and_survives_reload(tmp_path):
+    log = JsonlLog(tmp_path / "s.jsonl", Score)
+    log.append(_score("a"))
+    log.append(_score("a"))
+    log.append(_score("b"))
+    log.close()
+    assert len((tmp_path / "s.jsonl").read_text().splitlines()) == 2
+    again = JsonlLog(tmp_path / "s.jsonl", Score)
+    assert list(again.load()) == ["a", "b"]
+
+
+def test_torn_last_line_is_cut_off(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(_score("a").model_dump_json() + "\n" + _score("b").model_dump_json()[:25])
+    log = JsonlLog(path, Score)
+    assert list(log.load()) == ["a"]
+    log.append(_score("b"))
+    log.close()
+    lines = path.read_text().splitlines()
+    assert [json.loads(line)["cell_id"] for line in lines] == ["a", "b"]
+
+
+def test_run_store_create_and_open(tmp_path):
+    config = RunConfig(name="demo", target=QAPTargetConfig(kind="qap", qaps="q.jsonl"))
+    store = RunStore.create(tmp_path, config)
+    other = RunStore.create(tmp_path, config)
+    assert store.run_id != other.run_id and store.run_id.startswith("demo-")
+    assert RunStore.open(tmp_path, store.run_id).config() == config
+    assert "api_key" not in (store.directory / "config.json").read_text().replace("api_key_env", "")
+    with pytest.raises(SimpopError, match="no run to resume"):
+        RunStore.open(tmp_path, "missing")
