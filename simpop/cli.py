@@ -185,8 +185,9 @@ def doctor(config_file: Path | None) -> None:
     llm = apply_llm_env(llm, dict(os.environ))
     checks = run_checks(llm, embedding)
     table = Table(title="simpop doctor")
-    for column in ("check", "status", "detail"):
-        table.add_column(column)
+    table.add_column("check", no_wrap=True)
+    table.add_column("status")
+    table.add_column("detail", overflow="fold")
     for check in checks:
         table.add_row(check.name, "[green]ok[/]" if check.ok else "[red]FAIL[/]", check.detail)
     console.print(table)

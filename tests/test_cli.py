@@ -91,3 +91,23 @@ def test_bad_option_values(project, flag):
     path = write_config(project, GOOD)
     result = simpop("run", str(path), flag, cwd=project)
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_doctor_reports_each_check(project):
+    from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+
+    with FakeOpenAIServer(default=Reply('{"ok": true}')) as server:
+        good = simpop("doctor", cwd=project, env={"SIMPOP_LLM_BASE_URL": server.base_url, "COLUMNS": "200"})
+    assert good.returncode == 0, good.stdout + good.stderr
+    for name in ("embedding model", "local LLM", "configured endpoint", "chroma"):
+        assert name in good.stdout
+    assert "384 dimensions" in good.stdout and "sha256 ok" in good.stdout
+    assert server.base_url in good.stdout and "FAIL" not in good.stdout
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    bad = simpop("doctor", cwd=project, env={"SIMPOP_LLM_BASE_URL": url, "COLUMNS": "200"})
+    assert bad.returncode == 1
+    [line] = [line for line in bad.stdout.splitlines() if "configured endpoint" in line]
+    assert "FAIL" in line and f"cannot reach LLM endpoint {url}" in line
