@@ -42,7 +42,10 @@ async def batch(llm: LLMClient, calls: int) -> None:
     async def one(i: int) -> None:
         messages = [
             {"role": "system", "content": "You judge whether a sentence is supported by a context."},
-            {"role": "user", "content": f"Context: glaucoma damages the optic nerve.\nSentence {i}: it harms the nerve."},
+            {
+                "role": "user",
+                "content": f"Context: glaucoma damages the optic nerve.\nSentence {i}: it harms the nerve.",
+            },
         ]
         await llm.structured(messages, Verdict, temperature=0.0)
 
@@ -64,8 +67,17 @@ def main() -> None:
     args = parser.parse_args()
 
     server = subprocess.Popen(
-        [sys.executable, "-m", "simpop.testing.fake_openai", "--latency", str(args.latency), "--content", REPLY],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "simpop.testing.fake_openai",
+            "--latency",
+            str(args.latency),
+            "--content",
+            REPLY,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         port = int(server.stdout.readline())
@@ -88,8 +100,10 @@ def main() -> None:
     print(f"wall time           {cold_wall:7.2f} s   ideal {ideal:.2f} s")
     print(f"ratio wall / ideal  {cold_wall / ideal:7.2f}     (target <= 1.2)")
     print(f"client CPU per call {cold_cpu / args.calls * 1000:7.2f} ms  (target <= 3 ms)")
-    print(f"cached re-run       {warm_wall:7.2f} s   speed-up x{cold_wall / warm_wall:.0f}, "
-          f"{warm.usage.requests} requests, {warm.usage.cache_hits} cache hits")
+    print(
+        f"cached re-run       {warm_wall:7.2f} s   speed-up x{cold_wall / warm_wall:.0f}, "
+        f"{warm.usage.requests} requests, {warm.usage.cache_hits} cache hits"
+    )
 
 
 if __name__ == "__main__":

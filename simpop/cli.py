@@ -74,7 +74,12 @@ def accuracy_table(summary: RunSummary) -> Table:
         acc = f"{row.accuracy:.3f}" if row.accuracy is not None else "–"
         ci = f"{row.ci_low:.3f} – {row.ci_high:.3f}" if row.ci_low is not None else "–"
         table.add_row(
-            row.group, str(row.n), str(row.correct), str(row.no_answer), acc, ci,
+            row.group,
+            str(row.n),
+            str(row.correct),
+            str(row.no_answer),
+            acc,
+            ci,
             end_section=row is summary.personas[-1] if summary.personas else False,
             style="bold" if row is summary.total else None,
         )
@@ -96,7 +101,13 @@ def cli() -> None:
 @click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
 @click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted run.")
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
-@click.option("--out", type=click.Path(path_type=Path), default=Path("runs"), show_default=True, help="Folder of run directories.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Folder of run directories.",
+)
 def run(
     config_file: Path,
     persona_ids: str | None,
@@ -116,7 +127,9 @@ def run(
         store = RunStore.open(out, resume_id)
         config = store.config()
         if any(v is not None for v in (persona_ids, variants, limit, seed)):
-            err_console.print("note: --personas/--variants/--limit/--seed are taken from the run being resumed")
+            err_console.print(
+                "note: --personas/--variants/--limit/--seed are taken from the run being resumed"
+            )
     else:
         config = load_run_config(config_file)
         update = {
@@ -143,7 +156,9 @@ def run(
     try:
         summary = asyncio.run(execute(store, config, use_cache=not no_cache, progress=_progress()))
     except KeyboardInterrupt:
-        raise UserError(f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}") from None
+        raise UserError(
+            f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}"
+        ) from None
     console.print(accuracy_table(summary))
     usage = summary.llm
     console.print(

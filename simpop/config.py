@@ -129,7 +129,7 @@ def load_qaps(path: Path) -> list[QAP]:
     if not qaps:
         raise ConfigError(f"{path}: no QAPs found")
     seen: set[str] = set()
-    for (source, _), qap in zip(rows, qaps):
+    for (source, _), qap in zip(rows, qaps, strict=True):
         if qap.id in seen:
             raise ConfigError(f"{source}: field 'id': duplicate QAP id '{qap.id}'")
         seen.add(qap.id)

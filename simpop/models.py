@@ -52,7 +52,7 @@ class QAP(Record):
 
     id: str
     question: str = Field(min_length=1)
-    answer: str
+    answer: str = Field(min_length=1)
     topic: str | None = None
     doc_id: str | None = None
     url: str | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -43,11 +44,12 @@ def load_inputs(config: RunConfig) -> RunInputs:
     return RunInputs(personas, seeds, plan(personas, seeds, config.variants), unmatchable)
 
 
-def _stage(progress: Progress | None, label: str, total: int, done: int):
+def _stage(progress: Progress | None, label: str, total: int, done: int) -> Callable[[], None]:
+    """A progress bar for one stage; returns the function that advances it by one."""
     if progress is None:
-        return None, lambda: None
+        return lambda: None
     task = progress.add_task(label, total=total, completed=done)
-    return task, lambda: progress.advance(task)
+    return lambda: progress.advance(task)
 
 
 async def generate_probes(
@@ -64,7 +66,7 @@ async def generate_probes(
         if cell.cell_id not in probes.records:
             groups[(cell.persona_id, cell.seed_id)].append(cell)
     done = len(inputs.cells) - sum(len(c) for c in groups.values())
-    _, advance = _stage(progress, "generate questions", len(inputs.cells), done)
+    advance = _stage(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
     qaps = {q.id: q for q in inputs.qaps}
     prompt = prompt_id()
@@ -97,7 +99,7 @@ async def generate_probes(
     await _gather([one_group(p, s, cells) for (p, s), cells in groups.items()])
 
 
-async def _gather(jobs: list) -> None:
+async def _gather(jobs: list[Awaitable[None]]) -> None:
     """Run jobs together; the first unexpected failure cancels the rest and is raised."""
     tasks = [asyncio.ensure_future(job) for job in jobs]
     try:
@@ -126,7 +128,7 @@ async def ask_target(
 ) -> None:
     """Ask the target every probe that has no response yet; failures are recorded, not raised."""
     todo = [c for c in inputs.cells if c.cell_id not in responses.records]
-    _, advance = _stage(progress, f"ask {target.name}", len(inputs.cells), len(inputs.cells) - len(todo))
+    advance = _stage(progress, f"ask {target.name}", len(inputs.cells), len(inputs.cells) - len(todo))
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(cell: Cell) -> None:
@@ -173,12 +175,11 @@ async def execute(
     *,
     use_cache: bool = True,
     progress: Progress | None = None,
-    llm: LLMClient | None = None,
 ) -> RunSummary:
     """Run (or resume) every stage of ``config`` into ``store`` and write ``summary.json``."""
     started = time.perf_counter()
     inputs = load_inputs(config)
-    llm = llm or open_llm(config.llm, use_cache=use_cache)
+    llm = open_llm(config.llm, use_cache=use_cache)
     probes = store.log(PROBES_FILE, Probe)
     responses = store.log(RESPONSES_FILE, Response)
     scores = store.log(SCORES_FILE, Score)

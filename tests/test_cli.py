@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import write_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,7 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def simpop(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "simpop", *args],
-        cwd=cwd, capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -42,7 +45,9 @@ def test_malformed_yaml(project):
 
 def test_unknown_field(project):
     path = write_config(project, GOOD + "variantz: 3\n")
-    assert_one_line_error(simpop("run", str(path), cwd=project), "run.yaml", "field 'variantz': unknown field")
+    assert_one_line_error(
+        simpop("run", str(path), cwd=project), "run.yaml", "field 'variantz': unknown field"
+    )
 
 
 def test_missing_qap_file(project):

@@ -31,7 +31,9 @@ def test_persona_unknown_field_names_file_and_field(tmp_path):
 
 
 def test_persona_bad_value_and_missing_field(tmp_path):
-    (tmp_path / "p.yaml").write_text("id: a\nname: A\nvignette: v\nhealth_literacy: poor\nlanguage_level: A2\n")
+    (tmp_path / "p.yaml").write_text(
+        "id: a\nname: A\nvignette: v\nhealth_literacy: poor\nlanguage_level: A2\n"
+    )
     with pytest.raises(ConfigError, match=r"p.yaml: field 'health_literacy': Input should be 'low'"):
         load_personas(tmp_path)
     (tmp_path / "p.yaml").write_text("id: a\nname: A\nhealth_literacy: low\nlanguage_level: A2\n")
@@ -40,7 +42,9 @@ def test_persona_bad_value_and_missing_field(tmp_path):
 
 
 def test_noise_shorthand_and_defaults():
-    persona = Persona(id="a", name="A", vignette="v", health_literacy="low", language_level="A1", noise="none")
+    persona = Persona(
+        id="a", name="A", vignette="v", health_literacy="low", language_level="A1", noise="none"
+    )
     assert persona.noise.model == "none" and persona.language == "en"
 
 
@@ -93,7 +97,9 @@ def test_load_qaps_errors(tmp_path):
     with pytest.raises(ConfigError, match=r"bad.jsonl line 2: malformed JSON"):
         load_qaps(bad)
     dup = tmp_path / "dup.jsonl"
-    dup.write_text('{"id": "1", "question": "q", "answer": "a"}\n{"id": "1", "question": "r", "answer": "b"}\n')
+    dup.write_text(
+        '{"id": "1", "question": "q", "answer": "a"}\n{"id": "1", "question": "r", "answer": "b"}\n'
+    )
     with pytest.raises(ConfigError, match=r"dup.jsonl line 2: field 'id': duplicate QAP id '1'"):
         load_qaps(dup)
     noq = tmp_path / "noq.jsonl"
@@ -110,14 +116,25 @@ def test_load_qaps_csv(tmp_path):
 
 
 def test_llm_env_overrides_and_names_the_variable():
-    config = apply_llm_env(LLMConfig(), {"SIMPOP_LLM_BASE_URL": "http://127.0.0.1:9/v1", "SIMPOP_LLM_CONCURRENCY": "8"})
+    config = apply_llm_env(
+        LLMConfig(), {"SIMPOP_LLM_BASE_URL": "http://127.0.0.1:9/v1", "SIMPOP_LLM_CONCURRENCY": "8"}
+    )
     assert config.base_url == "http://127.0.0.1:9/v1" and config.concurrency == 8
     with pytest.raises(ConfigError, match="environment variable SIMPOP_LLM_CONCURRENCY"):
         apply_llm_env(LLMConfig(), {"SIMPOP_LLM_CONCURRENCY": "many"})
 
 
 def test_probe_asks_noisy_text_when_there_is_one():
-    base = dict(run_id="r", cell_id="c", persona_id="p", seed_id="s", variant=0, sampling_seed=1, prompt="x", llm_model="m")
+    base = dict(
+        run_id="r",
+        cell_id="c",
+        persona_id="p",
+        seed_id="s",
+        variant=0,
+        sampling_seed=1,
+        prompt="x",
+        llm_model="m",
+    )
     assert Probe(**base, text="clean").asked_text == "clean"
     assert Probe(**base, text="clean", noisy_text="klean").asked_text == "klean"
     with pytest.raises(Exception, match="extra"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import write_config
 from test_cli import simpop
 
@@ -36,7 +35,11 @@ def test_tiny_run_offline_then_all_from_cache(project):
     assert len(probes) == len(responses) == len(scores) == 4
     assert {p["persona_id"] for p in probes} == {"low-literacy"}
     assert sorted((p["seed_id"], p["variant"]) for p in probes) == [
-        ("0000158-1", 0), ("0000158-1", 1), ("0000275-1", 0), ("0000275-1", 1)]
+        ("0000158-1", 0),
+        ("0000158-1", 1),
+        ("0000275-1", 0),
+        ("0000275-1", 1),
+    ]
     assert all(p["error"] is None and p["text"] for p in probes)
     assert all(p["prompt"].startswith("patient_system@") for p in probes)
     asked = [r for r in responses if not r["skipped"]]

@@ -8,7 +8,14 @@ import socket
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from simpop.llm import LLMClient, LLMInvalidReply, LLMRequestFailed, LLMUnavailable, RemoteEndpoint, ResponseCache
+from simpop.llm import (
+    LLMClient,
+    LLMInvalidReply,
+    LLMRequestFailed,
+    LLMUnavailable,
+    RemoteEndpoint,
+    ResponseCache,
+)
 from simpop.llm.cache import cache_key
 from simpop.models import LLMConfig
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
@@ -118,7 +125,13 @@ def test_cache_serves_identical_calls_and_keys_on_everything(tmp_path):
     base = {"model": "m", "messages": MESSAGES, "temperature": 0.0, "schema": {"a": 1}}
     keys = {cache_key(base)} | {
         cache_key(base | change)
-        for change in ({"model": "n"}, {"temperature": 0.5}, {"schema": {"a": 2}}, {"messages": []}, {"seed": 3})
+        for change in (
+            {"model": "n"},
+            {"temperature": 0.5},
+            {"schema": {"a": 2}},
+            {"messages": []},
+            {"seed": 3},
+        )
     }
     assert len(keys) == 6 and cache_key(dict(reversed(list(base.items())))) == cache_key(base)
 

@@ -11,14 +11,18 @@ from simpop.targets.qap import QAPMatcher, matchable, open_chroma
 
 QAPS = [
     QAP(id="glaucoma", question="What is glaucoma?", answer="Glaucoma damages the optic nerve."),
-    QAP(id="cataract-surgery", question="How is cataract surgery done?", answer="The cloudy lens is replaced."),
+    QAP(
+        id="cataract-surgery", question="How is cataract surgery done?", answer="The cloudy lens is replaced."
+    ),
     QAP(id="dry-eye", question="What are the symptoms of dry eye?", answer="Stinging, burning, redness."),
     QAP(id="glaucoma-2", question="What is  Glaucoma?", answer="A second answer to the same question."),
 ]
 
 
 def matcher(tmp_path, embedder, qaps=QAPS, **config) -> QAPMatcher:
-    return QAPMatcher(QAPTargetConfig(kind="qap", qaps="unused", **config), qaps, embedder, index_dir=tmp_path / "chroma")
+    return QAPMatcher(
+        QAPTargetConfig(kind="qap", qaps="unused", **config), qaps, embedder, index_dir=tmp_path / "chroma"
+    )
 
 
 def test_argmax_of_cosine_similarity(tmp_path, embedder):
@@ -28,7 +32,12 @@ def test_argmax_of_cosine_similarity(tmp_path, embedder):
     assert answer.text == "Stinging, burning, redness."
     similarities = [c.score for c in answer.contexts]
     assert similarities == sorted(similarities, reverse=True) and answer.similarity == similarities[0]
-    vectors = embedder.embed([answer.contexts[0].text.split("\n")[0], "my eyes feel dry and they burn, what are the signs of that?"])
+    vectors = embedder.embed(
+        [
+            answer.contexts[0].text.split("\n")[0],
+            "my eyes feel dry and they burn, what are the signs of that?",
+        ]
+    )
     assert answer.similarity == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-4)
 
 

@@ -40,7 +40,10 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
         planned = 5 * 6 * 3
         process = subprocess.Popen(
             [sys.executable, "-m", "simpop", "run", str(path)],
-            cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy(),
+            cwd=project,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=os.environ.copy(),
         )
         deadline = time.time() + 120
         probes = None

@@ -47,11 +47,17 @@ def test_qap_match_labels():
 
 def _score(persona: str, label: str | None, excluded: str | None = None) -> Score:
     value = None if excluded else float(label == "correct")
-    return Score(**(IDS | {"persona_id": persona}), metric="qap_match", value=value, label=label, excluded=excluded)
+    return Score(
+        **(IDS | {"persona_id": persona}), metric="qap_match", value=value, label=label, excluded=excluded
+    )
 
 
 def test_accuracy_counts_no_answer_as_error_and_leaves_out_excluded():
-    scores = [_score("a", "correct")] * 3 + [_score("a", "no_answer"), _score("a", "wrong"), _score("a", None, "duplicate")]
+    scores = [_score("a", "correct")] * 3 + [
+        _score("a", "no_answer"),
+        _score("a", "wrong"),
+        _score("a", None, "duplicate"),
+    ]
     row = accuracy(scores, "a")
     assert (row.n, row.correct, row.wrong, row.no_answer) == (5, 3, 1, 1)
     assert row.accuracy == pytest.approx(0.6)

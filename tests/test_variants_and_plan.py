@@ -5,7 +5,12 @@ from pydantic import ValidationError
 
 from simpop.models import QAP, Persona
 from simpop.population.plan import cell_id, plan, sampling_seed
-from simpop.population.variants import clean_variant, deduplicate, variant_messages, variations_model
+from simpop.population.variants import (
+    clean_variant,
+    deduplicate,
+    variant_messages,
+    variations_model,
+)
 
 
 @pytest.mark.parametrize(
@@ -26,9 +31,9 @@ def test_clean_variant(raw, clean):
 def test_deduplicate_keeps_index_and_marks_twins():
     texts = [
         "What is glaucoma?",
-        "what is  glaucoma?",          # exact after case and spacing
-        "What is glaucoma ?",          # near duplicate
-        "   ",                         # blank
+        "what is  glaucoma?",  # exact after case and spacing
+        "What is glaucoma ?",  # near duplicate
+        "   ",  # blank
         "How is glaucoma treated?",
     ]
     result = deduplicate(texts)
@@ -49,7 +54,9 @@ def test_variations_schema_requires_exactly_n():
 
 
 def test_messages_use_vignette_as_system_prompt():
-    persona = Persona(id="p", name="P", vignette="You are Gary, 61.", health_literacy="low", language_level="A2")
+    persona = Persona(
+        id="p", name="P", vignette="You are Gary, 61.", health_literacy="low", language_level="A2"
+    )
     qap = QAP(id="q", question="What is (are) Glaucoma ?", answer="...")
     system, user = variant_messages(persona, qap, 4)
     assert system["role"] == "system" and system["content"].startswith("You are Gary, 61.")
@@ -58,7 +65,9 @@ def test_messages_use_vignette_as_system_prompt():
 
 
 def test_plan_is_the_cross_product_with_stable_ids():
-    personas = [Persona(id=i, name=i, vignette="v", health_literacy="low", language_level="A1") for i in ("a", "b")]
+    personas = [
+        Persona(id=i, name=i, vignette="v", health_literacy="low", language_level="A1") for i in ("a", "b")
+    ]
     qaps = [QAP(id=i, question="q" + i, answer="x") for i in ("1", "2", "3")]
     cells = plan(personas, qaps, 2)
     assert len(cells) == 12 and len({c.cell_id for c in cells}) == 12

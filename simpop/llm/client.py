@@ -141,8 +141,7 @@ class LLMClient:
                 if attempt == self.config.validation_retries:
                     self.usage.failures += 1
                     raise LLMInvalidReply(
-                        f"reply did not match {schema.__name__} after "
-                        f"{attempt + 1} tries ({detail})"
+                        f"reply did not match {schema.__name__} after {attempt + 1} tries ({detail})"
                     ) from None
                 messages = messages + [
                     {"role": "assistant", "content": reply[:2000]},

@@ -79,9 +79,7 @@ def prompt_id() -> str:
     return "+".join(load_prompt(name).id for name in ("patient_system", "question_variants"))
 
 
-async def generate_variants(
-    llm: LLMClient, persona: Persona, qap: QAP, n: int, seed: int
-) -> list[Variant]:
+async def generate_variants(llm: LLMClient, persona: Persona, qap: QAP, n: int, seed: int) -> list[Variant]:
     """Exactly ``n`` variants of ``qap``'s question as ``persona`` would ask it."""
     reply = await llm.structured(variant_messages(persona, qap, n), variations_model(n), seed=seed)
     return deduplicate(reply.questions)

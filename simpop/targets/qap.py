@@ -100,7 +100,7 @@ class QAPMatcher(Target):
         )
         ranked = [
             (qap_id, 1.0 - float(distance))
-            for qap_id, distance in zip(found["ids"][0], found["distances"][0])
+            for qap_id, distance in zip(found["ids"][0], found["distances"][0], strict=True)
         ]
         contexts = [
             Context(id=qap_id, text=self.qaps[qap_id].question + "\n" + self.qaps[qap_id].answer, score=sim)
@@ -114,9 +114,7 @@ class QAPMatcher(Target):
                 contexts=contexts,
                 no_answer_reason=f"best similarity {best:.3f} under threshold {self.config.threshold:g}",
             )
-        return Answer(
-            text=self.qaps[best_id].answer, matched_id=best_id, similarity=best, contexts=contexts
-        )
+        return Answer(text=self.qaps[best_id].answer, matched_id=best_id, similarity=best, contexts=contexts)
 
     async def ask(self, question: str) -> Answer:
         return await asyncio.to_thread(self.match, question)

@@ -16,8 +16,15 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-           429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable"}
+REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    404: "Not Found",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 @dataclass
@@ -39,10 +46,14 @@ def _completion(reply: Reply, model: str) -> dict:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": reply.content}}],
-        "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
-                  "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.content}}
+        ],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
     }
 
 
@@ -52,12 +63,12 @@ class FakeOpenAIServer:
     def __init__(
         self,
         script: Iterable[Reply] = (),
-        default: Reply | Callable[[dict], Reply] = Reply(),
+        default: Reply | Callable[[dict], Reply] | None = None,
         latency: float = 0.0,
         port: int = 0,
     ) -> None:
         self.script = deque(script)
-        self.default = default
+        self.default = default or Reply()
         self.latency = latency
         self.port = port
         self.requests: list[dict] = []
@@ -83,18 +94,27 @@ class FakeOpenAIServer:
                 head = await reader.readuntil(b"\r\n\r\n")
                 lines = head.decode("latin-1").split("\r\n")
                 method, path, _ = lines[0].split(" ", 2)
-                headers = {k.strip().lower(): v.strip() for k, v in
-                           (line.split(":", 1) for line in lines[1:] if ":" in line)}
+                headers = {
+                    k.strip().lower(): v.strip()
+                    for k, v in (line.split(":", 1) for line in lines[1:] if ":" in line)
+                }
                 body = await reader.readexactly(int(headers.get("content-length", 0)))
                 status, payload, extra = await self._respond(method, path, body)
                 data = payload.encode()
-                head_out = [f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}",
-                            "Content-Type: application/json", f"Content-Length: {len(data)}",
-                            *(f"{k}: {v}" for k, v in extra.items())]
+                head_out = [
+                    f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}",
+                    "Content-Type: application/json",
+                    f"Content-Length: {len(data)}",
+                    *(f"{k}: {v}" for k, v in extra.items()),
+                ]
                 writer.write(("\r\n".join(head_out) + "\r\n\r\n").encode() + data)
                 await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError,
-                asyncio.CancelledError):
+        except (
+            asyncio.IncompleteReadError,
+            ConnectionError,
+            asyncio.LimitOverrunError,
+            asyncio.CancelledError,
+        ):
             pass
         finally:
             writer.close()
