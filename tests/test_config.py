@@ -102,6 +102,10 @@ def test_load_qaps_errors(tmp_path):
     )
     with pytest.raises(ConfigError, match=r"dup.jsonl line 2: field 'id': duplicate QAP id '1'"):
         load_qaps(dup)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"id": "1", "question": "q", "answer": ""}\n')
+    with pytest.raises(ConfigError, match=r"empty.jsonl line 1: field 'answer'"):
+        load_qaps(empty)
     noq = tmp_path / "noq.jsonl"
     noq.write_text('{"id": "1", "answer": "a"}\n')
     with pytest.raises(ConfigError, match=r"noq.jsonl line 1: field 'question': missing required field"):

