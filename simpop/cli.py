@@ -120,7 +120,7 @@ def run(
     out: Path,
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
-    from simpop.pipeline import execute
+    from simpop.pipeline import execute, load_inputs
     from simpop.store import RunStore
 
     if resume_id:
@@ -142,19 +142,19 @@ def run(
         config = RunConfig.model_validate(config.model_dump() | update)
     if concurrency:
         config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
+    inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
     if not resume_id:
-        from simpop.pipeline import load_inputs
-
-        inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
         if inputs.unmatchable:
             err_console.print(
                 f"note: {inputs.unmatchable} QAPs repeat the question of an earlier QAP; "
                 "only the first of each can be matched, so the others are not used as seeds"
             )
+        # pin the personas, so a resume plans the same cells even if persona files are added
+        config = config.model_copy(update={"persona_ids": [p.id for p in inputs.personas]})
         store = RunStore.create(out, config)
     err_console.print(f"run {store.run_id} → {store.directory}")
     try:
-        summary = asyncio.run(execute(store, config, use_cache=not no_cache, progress=_progress()))
+        summary = asyncio.run(execute(store, config, inputs, use_cache=not no_cache, progress=_progress()))
     except KeyboardInterrupt:
         raise UserError(
             f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}"

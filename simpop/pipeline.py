@@ -172,13 +172,13 @@ def score_responses(
 async def execute(
     store: RunStore,
     config: RunConfig,
+    inputs: RunInputs,
     *,
     use_cache: bool = True,
     progress: Progress | None = None,
 ) -> RunSummary:
     """Run (or resume) every stage of ``config`` into ``store`` and write ``summary.json``."""
     started = time.perf_counter()
-    inputs = load_inputs(config)
     llm = open_llm(config.llm, use_cache=use_cache)
     probes = store.log(PROBES_FILE, Probe)
     responses = store.log(RESPONSES_FILE, Response)
