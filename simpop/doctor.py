@@ -45,10 +45,9 @@ def check_embedding(config: EmbeddingConfig) -> Check:
 
 
 async def _ping(config: LLMConfig) -> float:
-    from simpop.llm import LLMClient, RemoteEndpoint
-    from simpop.llm.local import EmbeddedServer
+    from simpop.llm import LLMClient, endpoint_for
 
-    endpoint = RemoteEndpoint(config.base_url) if config.base_url else EmbeddedServer(config)
+    endpoint = endpoint_for(config)
     client = LLMClient(config.model_copy(update={"max_retries": 1}), endpoint, cache=None)
     try:
         await endpoint.url()

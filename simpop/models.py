@@ -132,6 +132,10 @@ class CellRecord(Record):
     seed_id: str
     variant: int
 
+    def cell_ids(self) -> dict[str, Any]:
+        """The identifying fields, to carry over to the next stage's record."""
+        return self.model_dump(include=set(CellRecord.model_fields))
+
 
 class Probe(CellRecord):
     """A question as a simulated patient writes it (clean) and as the bot receives it (noisy)."""

@@ -133,8 +133,7 @@ async def ask_target(
 
     async def one(cell: Cell) -> None:
         probe = probes.records[cell.cell_id]
-        ids = probe.model_dump(include={"run_id", "cell_id", "persona_id", "seed_id", "variant"})
-        base = dict(**ids, target=target.name, question=probe.asked_text)
+        base = dict(**probe.cell_ids(), target=target.name, question=probe.asked_text)
         skipped = _skip_reason(probe)
         if skipped:
             responses.append(Response(**base, skipped=skipped))

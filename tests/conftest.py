@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,13 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "data").mkdir()
     shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "data/qaps.jsonl")
     return tmp_path
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def write_config(folder: Path, text: str, name: str = "run.yaml") -> Path:

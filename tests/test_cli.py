@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import write_config
+from conftest import closed_port, write_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -68,10 +67,7 @@ def test_bad_persona_file(project):
 
 
 def test_unreachable_endpoint_stops_the_run_and_keeps_the_run_dir(project):
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}/v1"
+    url = f"http://127.0.0.1:{closed_port()}/v1"
     path = write_config(project, GOOD + f"llm: {{base_url: '{url}', max_retries: 0}}\n")
     result = simpop("run", str(path), cwd=project)
     assert_one_line_error(result, f"cannot reach LLM endpoint {url}")
@@ -109,9 +105,7 @@ def test_doctor_reports_each_check(project):
     assert "384 dimensions" in good.stdout and "sha256 ok" in good.stdout
     assert server.base_url in good.stdout and "FAIL" not in good.stdout
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    url = f"http://127.0.0.1:{closed_port()}/v1"
     bad = simpop("doctor", cwd=project, env={"SIMPOP_LLM_BASE_URL": url, "COLUMNS": "200"})
     assert bad.returncode == 1
     [line] = [line for line in bad.stdout.splitlines() if "configured endpoint" in line]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 
 import pytest
+from conftest import closed_port
 from pydantic import BaseModel, ConfigDict
 
 from simpop.llm import (
@@ -149,14 +149,8 @@ def test_requests_in_flight_never_exceed_the_concurrency_limit():
     assert server.max_in_flight == 3 and len(server.requests) == 9
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_unreachable_endpoint_names_the_endpoint():
-    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    url = f"http://127.0.0.1:{closed_port()}/v1"
     config = LLMConfig(base_url=url, max_retries=1, retry_backoff=0.01)
     with pytest.raises(LLMUnavailable, match=f"cannot reach LLM endpoint {url}"):
         ask(LLMClient(config, RemoteEndpoint(url)))

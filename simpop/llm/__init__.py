@@ -26,12 +26,17 @@ __all__ = [
     "LLMUnavailable",
     "RemoteEndpoint",
     "ResponseCache",
+    "endpoint_for",
     "open_llm",
 ]
 
 
+def endpoint_for(config: LLMConfig) -> Endpoint:
+    """The configured endpoint, or the embedded local server when there is no ``base_url``."""
+    return RemoteEndpoint(config.base_url) if config.base_url else EmbeddedServer(config)
+
+
 def open_llm(config: LLMConfig, use_cache: bool = True) -> LLMClient:
-    """The client a run uses: the configured endpoint (or the embedded server) and the cache."""
-    endpoint: Endpoint = RemoteEndpoint(config.base_url) if config.base_url else EmbeddedServer(config)
+    """The client a run uses: its endpoint and the persistent response cache."""
     cache = ResponseCache(cache_dir() / "llm-cache.sqlite")
-    return LLMClient(config, endpoint, cache, read_cache=use_cache)
+    return LLMClient(config, endpoint_for(config), cache, read_cache=use_cache)

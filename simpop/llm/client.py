@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import random
+from contextlib import suppress
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
@@ -187,10 +188,8 @@ class LLMClient:
         response = getattr(error, "response", None)
         retry_after = response.headers.get("retry-after") if response is not None else None
         if retry_after:
-            try:
+            with suppress(ValueError):  # an HTTP-date or junk: keep our own backoff
                 delay = max(delay, min(float(retry_after), 60.0))
-            except ValueError:
-                pass
         return min(delay, 60.0)
 
     def _final_error(self, error: Exception, tries: int) -> Exception:

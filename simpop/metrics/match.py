@@ -14,7 +14,7 @@ def qap_match(probe: Probe, response: Response) -> Score:
     matcher returns is the one the variation was generated from. Cells without a question to
     ask (duplicate or failed generation) or without a reply (target error) are excluded.
     """
-    ids = probe.model_dump(include={"run_id", "cell_id", "persona_id", "seed_id", "variant"})
+    ids = probe.cell_ids()
     if response.skipped:
         return Score(**ids, metric=METRIC, value=None, excluded=response.skipped)
     if response.error:
