@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sys
 from pathlib import Path
 
 import click
@@ -24,9 +25,10 @@ from rich.text import Text
 from simpop import __version__
 from simpop.config import apply_llm_env, load_personas, load_run_config
 from simpop.errors import SimpopError
-from simpop.models import EmbeddingConfig, LLMConfig, RunConfig, RunSummary
+from simpop.models import BenchmarkSummary, EmbeddingConfig, LLMConfig, LLMUsage, RunConfig, RunSummary
 
-console = Console()
+# Tables stay readable when the output is piped or captured (rich would use 80 columns).
+console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 
@@ -66,22 +68,92 @@ def _progress() -> Progress:
     )
 
 
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
 def accuracy_table(summary: RunSummary) -> Table:
+    assert summary.accuracy is not None
+    rows, total = summary.accuracy.personas, summary.accuracy.total
     table = Table(title=f"QAP-match accuracy · {summary.target} · run {summary.run_id}")
     for column in ("persona", "n", "correct", "no answer", "accuracy", "95% CI (Wilson)"):
         table.add_column(column, justify="left" if column == "persona" else "right")
-    for row in [*summary.personas, summary.total]:
-        acc = f"{row.accuracy:.3f}" if row.accuracy is not None else "–"
+    for row in [*rows, total]:
         ci = f"{row.ci_low:.3f} – {row.ci_high:.3f}" if row.ci_low is not None else "–"
         table.add_row(
             row.group,
             str(row.n),
             str(row.correct),
             str(row.no_answer),
-            acc,
+            _fmt(row.accuracy),
             ci,
-            end_section=row is summary.personas[-1] if summary.personas else False,
-            style="bold" if row is summary.total else None,
+            end_section=row is rows[-1] if rows else False,
+            style="bold" if row is total else None,
+        )
+    return table
+
+
+METRIC_COLUMNS = {
+    "retrieval.precision": "precision",
+    "retrieval.recall": "recall",
+    "retrieval.average_precision": "AP",
+    "retrieval.reciprocal_rank": "RR",
+    "retrieval.hit@5": "hit@5",
+    "retrieval.ndcg@5": "nDCG@5",
+    "answer_similarity": "answer sim.",
+}
+
+
+def metrics_table(summary: RunSummary) -> Table:
+    """Per persona: the mean of each judge-free metric (n: probes with a retrieval score, or
+    with an answer when the target retrieves nothing)."""
+    shown = [m for m in METRIC_COLUMNS if any(g.metric == m for g in summary.metrics)]
+    cells = {(g.group, g.metric): g for g in summary.metrics}
+    groups = list(dict.fromkeys(g.group for g in summary.metrics))
+    table = Table(title=f"answer metrics (means) · {summary.target} · run {summary.run_id}")
+    table.add_column("persona")
+    table.add_column("n", justify="right")
+    for metric in shown:
+        table.add_column(METRIC_COLUMNS[metric], justify="right")
+    for group in groups:
+        n = cells[(group, shown[0])].n if shown else 0
+        table.add_row(
+            group,
+            str(n),
+            *(_fmt(cells[(group, m)].mean) for m in shown),
+            end_section=group == groups[-2] if len(groups) > 1 else False,
+            style="bold" if group == "total" else None,
+        )
+    return table
+
+
+def _usage_line(usage: LLMUsage) -> str:
+    return (
+        f"LLM: {usage.requests} calls, {usage.cache_hits} cache hits, "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens, "
+        f"{usage.retries} retries, {usage.failures} failures"
+    )
+
+
+def benchmark_table(summary: BenchmarkSummary) -> Table:
+    """The table of Han's thesis: one row per target (and threshold)."""
+    table = Table(title=f"yes/no benchmark · {summary.name} · run {summary.run_id}")
+    columns = ["target", "n", "accuracy", "unparsed", "errors", "precision", "recall", "F1", "MAP", "MRR"]
+    columns += [f"hit@{summary.k}", f"nDCG@{summary.k}", "retrieved"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "target" else "right")
+    for row in summary.rows:
+        table.add_row(
+            row.row,
+            str(row.n),
+            _fmt(row.accuracy),
+            str(row.unparsed),
+            str(row.errors),
+            *(
+                _fmt(v)
+                for v in (row.precision, row.recall, row.f1, row.map, row.mrr, row.hit_at_k, row.ndcg_at_k)
+            ),
+            _fmt(row.mean_retrieved, 1),
         )
     return table
 
@@ -144,11 +216,14 @@ def run(
         config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
     if not resume_id:
-        if inputs.unmatchable:
+        if inputs.repeated:
             err_console.print(
-                f"note: {inputs.unmatchable} QAPs repeat the question of an earlier QAP; "
-                "only the first of each can be matched, so the others are not used as seeds"
+                f"note: {inputs.repeated} QAPs repeat the question of an earlier QAP; "
+                "only the first of each is used as a seed"
             )
+        no_gold = sum(1 for gold in inputs.gold.values() if gold == [])
+        if no_gold:
+            err_console.print(f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base")
         # pin the personas, so a resume plans the same cells even if persona files are added
         config = config.model_copy(update={"persona_ids": [p.id for p in inputs.personas]})
         store = RunStore.create(out, config)
@@ -159,17 +234,50 @@ def run(
         raise UserError(
             f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}"
         ) from None
-    console.print(accuracy_table(summary))
-    usage = summary.llm
-    console.print(
-        f"LLM: {usage.requests} calls, {usage.cache_hits} cache hits, "
-        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens, "
-        f"{usage.retries} retries, {usage.failures} failures"
-    )
-    if summary.excluded or summary.target_errors:
+    if summary.accuracy is not None:
+        console.print(accuracy_table(summary))
+    if summary.metrics:
+        console.print(metrics_table(summary))
+    console.print(_usage_line(summary.llm))
+    if summary.excluded:
         parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]
-        console.print("excluded from accuracy: " + ", ".join(parts))
+        console.print("cells not scored: " + ", ".join(parts))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+
+
+@cli.group()
+def benchmark() -> None:
+    """Benchmarks with gold answers: compare targets on a fixed dataset."""
+
+
+@benchmark.command("yesno")
+@click.argument("config_file", metavar="CONFIG", type=click.Path(path_type=Path))
+@click.option("--limit", type=click.IntRange(1), help="Use only the first N yes/no questions.")
+@click.option("--concurrency", type=click.IntRange(1, 256), help="Requests in flight.")
+@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+def benchmark_yesno(
+    config_file: Path, limit: int | None, concurrency: int | None, no_cache: bool, out: Path
+) -> None:
+    """Yes/no accuracy and retrieval metrics of each target in CONFIG (Han's thesis table)."""
+    from simpop.benchmark import load_benchmark_config, load_items, run_benchmark
+    from simpop.store import RunStore
+
+    config = load_benchmark_config(config_file)
+    llm = apply_llm_env(config.llm, dict(os.environ))
+    if concurrency:
+        llm = llm.model_copy(update={"concurrency": concurrency})
+    config = config.model_copy(update={"llm": llm, "limit": limit or config.limit})
+    items, left_out = load_items(config.dataset)  # bad data fails before a run directory is made
+    if left_out:
+        parts = ", ".join(f"{n} '{decision}'" for decision, n in sorted(left_out.items()))
+        err_console.print(f"note: left out {parts} (no yes/no answer to check)")
+    store = RunStore.create(out, config)
+    err_console.print(f"benchmark {store.run_id} → {store.directory}")
+    summary = asyncio.run(run_benchmark(store, config, use_cache=not no_cache, progress=_progress()))
+    console.print(benchmark_table(summary))
+    console.print(_usage_line(summary.llm))
+    console.print(f"records: {store.directory}/ ({summary.questions} questions, {summary.duration_s:.1f}s)")
 
 
 @cli.command()

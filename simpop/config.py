@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import ConfigError
-from simpop.models import QAP, LLMConfig, Persona, RunConfig
+from simpop.models import QAP, TARGET_KINDS, LLMConfig, Persona, RunConfig
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -20,7 +20,10 @@ M = TypeVar("M", bound=BaseModel)
 def describe_validation_error(source: str, error: ValidationError) -> str:
     """One line naming the source and the first bad field."""
     first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    loc = [str(part) for part in first["loc"]]
+    # pydantic puts the chosen target kind into the location: target.naive_rag.k -> target.k
+    loc = [part for i, part in enumerate(loc) if not (i and loc[i - 1] == "target" and part in TARGET_KINDS)]
+    field = ".".join(loc) or "(top level)"
     kind = first["type"]
     if kind == "extra_forbidden":
         problem = "unknown field"
@@ -57,16 +60,27 @@ def read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
+def resolve_paths(record: M, base: Path) -> M:
+    """``record`` with every relative path in it (nested records too) made absolute from ``base``."""
+    update: dict[str, Any] = {}
+    for name in type(record).model_fields:
+        value = getattr(record, name)
+        if isinstance(value, Path):
+            update[name] = (base / value).resolve()
+        elif isinstance(value, BaseModel):
+            update[name] = resolve_paths(value, base)
+    return record.model_copy(update=update)
+
+
 def load_run_config(path: Path) -> RunConfig:
-    """The run config in ``path``; relative paths in it are resolved against its folder."""
+    """The run config in ``path``; relative paths in it are resolved against its folder
+    (``personas`` too when given; its default ``personas`` folder is the working directory's)."""
     data = read_yaml(path)
     config = validate(RunConfig, data, str(path))
-    base = path.resolve().parent
-    target = config.target.model_copy(update={"qaps": (base / config.target.qaps).resolve()})
-    update: dict[str, Any] = {"target": target}
-    if "personas" in data:
-        update["personas"] = (base / config.personas).resolve()
-    return config.model_copy(update=update)
+    resolved = resolve_paths(config, path.resolve().parent)
+    if "personas" not in data:
+        resolved = resolved.model_copy(update={"personas": config.personas})
+    return resolved
 
 
 def load_personas(folder: Path, ids: list[str] | None = None) -> list[Persona]:

@@ -90,7 +90,7 @@ def check_chroma() -> Check:
     try:
         import chromadb
 
-        from simpop.targets.qap import open_chroma
+        from simpop.targets.chroma import open_chroma
 
         with tempfile.TemporaryDirectory() as tmp:
             client = open_chroma(Path(tmp))

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
@@ -59,6 +59,24 @@ class QAP(Record):
     metadata: dict[str, Any] = {}
 
 
+class Document(Record):
+    """One document of a knowledge base."""
+
+    id: str = Field(min_length=1)
+    title: str
+    text: str
+    metadata: dict[str, Any] = {}
+
+
+class Chunk(Record):
+    """A retrievable piece of a document; its id is ``<doc-id>#<n>``."""
+
+    id: str
+    doc_id: str
+    title: str
+    text: str
+
+
 class LLMConfig(Record):
     """Where LLM calls go. ``base_url: null`` means the embedded local llama.cpp server."""
 
@@ -83,6 +101,46 @@ class EmbeddingConfig(Record):
     batch_size: int = Field(64, gt=0)
 
 
+class ChromaServer(Record):
+    """A running Chroma server (``chroma run``) that holds a shared index."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, gt=0, lt=65536)
+
+
+class KnowledgeBaseConfig(Record):
+    """Documents a RAG bot answers from, and how they are split into chunks."""
+
+    path: Path
+    chunk_size: int = Field(800, ge=50, description="most characters in a chunk")
+    chunk_overlap: int = Field(100, ge=0, description="characters repeated from the previous chunk")
+    id_field: str = "id"
+    text_field: str = "text"
+    title_field: str = "title"
+    chroma: ChromaServer | None = None
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> KnowledgeBaseConfig:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("chunk_overlap must be smaller than chunk_size")
+        return self
+
+
+class RetrievalConfig(Record):
+    """``top_k``: the k most similar chunks; ``threshold``: every chunk at least that similar."""
+
+    mode: Literal["top_k", "threshold"] = "top_k"
+    k: int = Field(4, gt=0)
+    threshold: float | None = Field(None, ge=-1.0, le=1.0)
+    max_chunks: int | None = Field(None, gt=0, description="cap in threshold mode")
+
+    @model_validator(mode="after")
+    def _threshold_given(self) -> RetrievalConfig:
+        if self.mode == "threshold" and self.threshold is None:
+            raise ValueError("threshold mode needs a threshold")
+        return self
+
+
 class QAPTargetConfig(Record):
     """The predefined-QAP matcher of Reichenpfader et al."""
 
@@ -93,7 +151,94 @@ class QAPTargetConfig(Record):
     top_k: int = Field(3, gt=0)
 
 
-TargetConfig = QAPTargetConfig
+class GeneratingTargetConfig(Record):
+    """What every bot that writes its answer with our LLM has: prompt, format, sampling."""
+
+    system_prompt: str | None = Field(None, description="the bot's system prompt (default: a template)")
+    answer_format: Literal["free", "yes_no"] = "free"
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(300, gt=0)
+    llm: LLMConfig | None = Field(None, description="the bot's LLM (default: the run's llm section)")
+
+
+class LLMOnlyTargetConfig(GeneratingTargetConfig):
+    """The LLM answers from what it knows: the no-retrieval baseline."""
+
+    kind: Literal["llm_only"]
+
+
+class RAGTargetConfig(GeneratingTargetConfig):
+    """Retrieve chunks (with the question, or with a HyDE passage) and answer from them."""
+
+    kind: Literal["naive_rag", "hyde_rag"]
+    knowledge_base: KnowledgeBaseConfig
+    retrieval: RetrievalConfig = RetrievalConfig()
+    passage_max_tokens: int = Field(200, gt=0, description="length of HyDE's hypothetical passage")
+
+
+class RemoteTargetConfig(Record):
+    """Per-call limits of a bot we reach over the network or call in-process."""
+
+    timeout: float = Field(60.0, gt=0, description="seconds per call")
+    retries: int = Field(2, ge=0, description="extra tries after a failed call")
+
+
+class OpenAIChatTargetConfig(RemoteTargetConfig):
+    """A bot served behind an OpenAI-compatible chat-completions endpoint."""
+
+    kind: Literal["openai_chat"]
+    base_url: str
+    model: str
+    system_prompt: str | None = None
+    headers: dict[str, str] = {}
+    api_key_env: str | None = Field(None, description="environment variable holding the key")
+    temperature: float | None = Field(None, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(None, gt=0)
+
+
+class ContextPaths(Record):
+    """Where a context's fields are inside each item of the reply's context list."""
+
+    id: str | None = "id"
+    text: str | None = "text"
+    score: str | None = "score"
+
+
+class HTTPTargetConfig(RemoteTargetConfig):
+    """Any bot with a JSON HTTP API: a request template in, JSON paths to the fields out."""
+
+    kind: Literal["http"]
+    url: str
+    method: Literal["GET", "POST", "PUT"] = "POST"
+    headers: dict[str, str] = {}
+    body: Any = Field(
+        default_factory=lambda: {"question": "{{ question }}"},
+        description="JSON body; '{{ question }}' in any string is replaced by the question",
+    )
+    answer_path: str = "answer"
+    contexts_path: str | None = None
+    context_fields: ContextPaths = ContextPaths()
+    matched_id_path: str | None = None
+
+
+class PythonTargetConfig(RemoteTargetConfig):
+    """A Python function ``module:function`` taking the question, returning a dict or a string."""
+
+    kind: Literal["python"]
+    function: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    path: Path | None = Field(None, description="folder to import the module from")
+
+
+TargetConfig = Annotated[
+    QAPTargetConfig
+    | LLMOnlyTargetConfig
+    | RAGTargetConfig
+    | OpenAIChatTargetConfig
+    | HTTPTargetConfig
+    | PythonTargetConfig,
+    Field(discriminator="kind"),
+]
+TARGET_KINDS = {"qap", "llm_only", "naive_rag", "hyde_rag", "openai_chat", "http", "python"}
 
 
 class RunConfig(Record):
@@ -102,6 +247,7 @@ class RunConfig(Record):
     name: str = Field(pattern=ID_PATTERN)
     description: str | None = None
     target: TargetConfig
+    seeds: Path | None = Field(None, description="QAPs the patients rephrase (default: a qap target's)")
     personas: Path = Path("personas")
     persona_ids: list[str] | None = None
     variants: int = Field(5, gt=0, le=50)
@@ -146,6 +292,7 @@ class Probe(CellRecord):
     sampling_seed: int
     prompt: str
     llm_model: str
+    gold_ids: list[str] | None = Field(None, description="ids of the contexts that answer it")
     error: str | None = None
 
     @property
@@ -169,6 +316,7 @@ class Answer(Record):
     similarity: float | None = None
     contexts: list[Context] = []
     no_answer_reason: str | None = None
+    hypothetical_passage: str | None = None
 
 
 class Response(CellRecord):
@@ -181,6 +329,8 @@ class Response(CellRecord):
     similarity: float | None = None
     contexts: list[Context] = []
     no_answer_reason: str | None = None
+    hypothetical_passage: str | None = None
+    prompt: str | None = None
     latency_s: float | None = None
     skipped: str | None = None
     error: str | None = None
@@ -192,6 +342,7 @@ class Score(CellRecord):
     metric: str
     value: float | None
     label: str | None = None
+    values: dict[str, float | None] = {}
     excluded: str | None = None
 
 
@@ -219,16 +370,141 @@ class GroupAccuracy(Record):
     ci_high: float | None
 
 
+class QAPAccuracy(Record):
+    """QAP-match accuracy per persona and in total."""
+
+    personas: list[GroupAccuracy]
+    total: GroupAccuracy
+
+
+class GroupMean(Record):
+    """The mean of one metric over a group of probes, with a 95% interval.
+
+    ``metric`` is ``family`` or ``family.value`` (e.g. ``retrieval.recall``).
+    """
+
+    group: str
+    metric: str
+    n: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
 class RunSummary(Record):
     """What ``summary.json`` holds."""
 
     run_id: str
     target: str
-    metric: str
-    personas: list[GroupAccuracy]
-    total: GroupAccuracy
+    target_kind: str
     planned_cells: int
     excluded: dict[str, int]
-    target_errors: int
+    accuracy: QAPAccuracy | None = None
+    metrics: list[GroupMean] = []
+    llm: LLMUsage
+    duration_s: float
+
+
+# --- the yes/no benchmark -----------------------------------------------------------------
+
+
+class YesNoDataset(Record):
+    """Questions with a gold yes/no decision and gold documents in a corpus."""
+
+    questions: Path
+    corpus: KnowledgeBaseConfig
+    id_field: str = "id"
+    question_field: str = "question"
+    decision_field: str = "decision"
+    gold_ids_field: str | None = Field(None, description="a question's list of gold document ids")
+    gold_match_field: str | None = Field(
+        None, description="gold documents: those whose field of this name equals the question's"
+    )
+
+    @model_validator(mode="after")
+    def _one_gold_rule(self) -> YesNoDataset:
+        if (self.gold_ids_field is None) == (self.gold_match_field is None):
+            raise ValueError("set exactly one of gold_ids_field and gold_match_field")
+        return self
+
+
+class BenchmarkTarget(Record):
+    """One target of a benchmark; ``thresholds`` sweeps a threshold-mode retriever."""
+
+    name: str = Field(pattern=ID_PATTERN)
+    target: TargetConfig
+    thresholds: list[float] | None = None
+
+
+class YesNoBenchmarkConfig(Record):
+    """``simpop benchmark yesno``: targets × questions, the table of Han's thesis."""
+
+    name: str = Field(pattern=ID_PATTERN)
+    description: str | None = None
+    dataset: YesNoDataset
+    targets: list[BenchmarkTarget] = Field(min_length=1)
+    limit: int | None = Field(None, gt=0)
+    k: int = Field(5, gt=0, description="cut-off of hit@k and nDCG@k")
+    llm: LLMConfig = LLMConfig()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+
+
+class BenchmarkItem(Record):
+    """One question of a benchmark with its gold decision and gold document ids."""
+
+    id: str
+    question: str
+    decision: str
+    gold_ids: list[str]
+
+
+class BenchmarkResult(Record):
+    """One target's answer to one benchmark question, and its scores."""
+
+    row: str
+    item_id: str
+    question: str
+    gold_decision: str
+    answer: str | None = None
+    decision: str | None = None
+    correct: float | None = None
+    contexts: list[Context] = []
+    hypothetical_passage: str | None = None
+    retrieval: dict[str, float | None] = {}
+    latency_s: float | None = None
+    error: str | None = None
+
+
+class BenchmarkRow(Record):
+    """One row of the benchmark table: a target (at one threshold) over all questions."""
+
+    row: str
+    target: str
+    kind: str
+    threshold: float | None
+    n: int
+    correct: int
+    unparsed: int
+    errors: int
+    accuracy: float | None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    map: float | None = None
+    mrr: float | None = None
+    hit_at_k: float | None = None
+    ndcg_at_k: float | None = None
+    mean_retrieved: float | None = None
+
+
+class BenchmarkSummary(Record):
+    """What a benchmark run writes to ``summary.json``."""
+
+    run_id: str
+    name: str
+    k: int
+    questions: int
+    left_out: dict[str, int]
+    rows: list[BenchmarkRow]
     llm: LLMUsage
     duration_s: float

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -13,35 +13,78 @@ from rich.progress import Progress
 
 from simpop.config import load_personas, load_qaps
 from simpop.embed import Embedder
+from simpop.errors import ConfigError, SimpopError
+from simpop.knowledge import load_chunks
 from simpop.llm import LLMClient, LLMError, open_llm
-from simpop.metrics.match import METRIC, qap_match
-from simpop.models import QAP, Cell, Persona, Probe, Response, RunConfig, RunSummary, Score
+from simpop.metrics import match
+from simpop.metrics.ir import retrieval_metrics
+from simpop.metrics.similarity import answer_similarity
+from simpop.models import (
+    QAP,
+    Cell,
+    Persona,
+    Probe,
+    QAPAccuracy,
+    QAPTargetConfig,
+    RAGTargetConfig,
+    Response,
+    RunConfig,
+    RunSummary,
+    Score,
+)
+from simpop.population.gold import gold_chunk_ids
 from simpop.population.plan import plan, sampling_seed
 from simpop.population.variants import generate_variants, prompt_id
-from simpop.report.aggregate import accuracy_by_persona, excluded_counts
+from simpop.report.aggregate import accuracy_by_persona, means_by_persona
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, JsonlLog, RunStore
 from simpop.targets import Target, build_target
 from simpop.targets.qap import matchable
 
+RETRIEVAL = "retrieval"
+ANSWER_SIMILARITY = "answer_similarity"
+
 
 @dataclass
 class RunInputs:
-    """The loaded personas and seed QAPs of a run, and its planned cells."""
+    """The loaded personas and seed QAPs of a run, its planned cells, and each seed's gold ids
+    (``None`` when the target retrieves nothing we can check)."""
 
     personas: list[Persona]
     qaps: list[QAP]
     cells: list[Cell]
-    unmatchable: int
+    repeated: int
+    gold: dict[str, list[str] | None]
+
+
+def seed_file(config: RunConfig):
+    """The QAP file the patients rephrase: ``seeds``, else a QAP target's own QAPs."""
+    if config.seeds is not None:
+        return config.seeds
+    if isinstance(config.target, QAPTargetConfig):
+        return config.target.qaps
+    raise ConfigError(f"field 'seeds': required for a {config.target.kind} target (a QAP file to rephrase)")
+
+
+def asks_own_qaps(config: RunConfig) -> bool:
+    """A QAP target asked its own questions: the seed QAP is the one it should match."""
+    return isinstance(config.target, QAPTargetConfig) and seed_file(config) == config.target.qaps
 
 
 def load_inputs(config: RunConfig) -> RunInputs:
-    """Personas, and as seeds the first ``limit`` QAPs the matcher can return."""
+    """Personas; as seeds, the first ``limit`` QAPs with a distinct question; their gold ids."""
     personas = load_personas(config.personas, config.persona_ids)
-    qaps = load_qaps(config.target.qaps)
+    qaps = load_qaps(seed_file(config))
     seeds = matchable(qaps)
-    unmatchable = len(qaps) - len(seeds)
+    repeated = len(qaps) - len(seeds)
     seeds = seeds[: config.limit]
-    return RunInputs(personas, seeds, plan(personas, seeds, config.variants), unmatchable)
+    target = config.target
+    gold: dict[str, list[str] | None] = dict.fromkeys((q.id for q in seeds), None)
+    if asks_own_qaps(config):
+        gold = {q.id: [q.id] for q in seeds}
+    elif isinstance(target, RAGTargetConfig):
+        chunks = load_chunks(target.knowledge_base)
+        gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
+    return RunInputs(personas, seeds, plan(personas, seeds, config.variants), repeated, gold)
 
 
 def _stage(progress: Progress | None, label: str, total: int, done: int) -> Callable[[], None]:
@@ -73,7 +116,13 @@ async def generate_probes(
 
     async def one_group(persona_id: str, seed_id: str, cells: list[Cell]) -> None:
         seed = sampling_seed(config.seed, persona_id, seed_id)
-        base = dict(run_id=run_id, sampling_seed=seed, prompt=prompt, llm_model=config.llm.model)
+        base = dict(
+            run_id=run_id,
+            sampling_seed=seed,
+            prompt=prompt,
+            llm_model=config.llm.model,
+            gold_ids=inputs.gold[seed_id],
+        )
         try:
             variants = await generate_variants(
                 llm, personas[persona_id], qaps[seed_id], config.variants, seed
@@ -96,10 +145,10 @@ async def generate_probes(
             )
             advance()
 
-    await _gather([one_group(p, s, cells) for (p, s), cells in groups.items()])
+    await gather_all([one_group(p, s, cells) for (p, s), cells in groups.items()])
 
 
-async def _gather(jobs: list[Awaitable[None]]) -> None:
+async def gather_all(jobs: list[Awaitable[None]]) -> None:
     """Run jobs together; the first unexpected failure cancels the rest and is raised."""
     tasks = [asyncio.ensure_future(job) for job in jobs]
     try:
@@ -133,7 +182,7 @@ async def ask_target(
 
     async def one(cell: Cell) -> None:
         probe = probes.records[cell.cell_id]
-        base = dict(**probe.cell_ids(), target=target.name, question=probe.asked_text)
+        base = dict(**probe.cell_ids(), target=target.name, question=probe.asked_text, prompt=target.prompt)
         skipped = _skip_reason(probe)
         if skipped:
             responses.append(Response(**base, skipped=skipped))
@@ -144,6 +193,8 @@ async def ask_target(
             try:
                 answer = await target.ask(probe.asked_text or "")
                 error = None
+            except SimpopError:
+                raise  # the bot or the LLM cannot be reached at all: stop, resumable
             except Exception as exc:  # noqa: BLE001 - any adapter failure is recorded on the probe
                 answer, error = None, f"{type(exc).__name__}: {exc}"[:500]
             latency = time.perf_counter() - start
@@ -154,18 +205,54 @@ async def ask_target(
         )
         advance()
 
-    await _gather([one(cell) for cell in todo])
+    await gather_all([one(cell) for cell in todo])
+
+
+def _score_key(score: Score) -> str:
+    return f"{score.cell_id}/{score.metric}"
+
+
+def _excluded(response: Response) -> str | None:
+    if response.skipped:
+        return response.skipped
+    return "target_error" if response.error else None
 
 
 def score_responses(
+    config: RunConfig,
     inputs: RunInputs,
+    embedder: Embedder,
     probes: JsonlLog[Probe],
     responses: JsonlLog[Response],
     scores: JsonlLog[Score],
 ) -> None:
+    """The metrics that need no judge: QAP match (QAP targets), retrieval against the probe's
+    gold ids (targets that retrieve), and answer-to-reference similarity."""
+    references = {q.id: q.answer for q in inputs.qaps}
+    similar: list[tuple[Cell, Response]] = []
     for cell in inputs.cells:
-        if cell.cell_id not in scores.records:
-            scores.append(qap_match(probes.records[cell.cell_id], responses.records[cell.cell_id]))
+        probe, response = probes.records[cell.cell_id], responses.records[cell.cell_id]
+        ids, excluded = probe.cell_ids(), _excluded(response)
+        if asks_own_qaps(config):
+            scores.append(match.qap_match(probe, response))
+        if probe.gold_ids is not None and f"{cell.cell_id}/{RETRIEVAL}" not in scores.records:
+            ranked = [c.id for c in response.contexts]
+            values = retrieval_metrics(ranked, probe.gold_ids) if not excluded else {}
+            reason = excluded or (None if probe.gold_ids else "no_gold")
+            scores.append(Score(**ids, metric=RETRIEVAL, value=None, values=values, excluded=reason))
+        if f"{cell.cell_id}/{ANSWER_SIMILARITY}" in scores.records:
+            continue
+        if excluded or not response.answer:
+            reason = excluded or "no_answer"
+            scores.append(Score(**ids, metric=ANSWER_SIMILARITY, value=None, excluded=reason))
+        else:
+            similar.append((cell, response))
+    values = answer_similarity(
+        [r.answer or "" for _, r in similar], [references[c.seed_id] for c, _ in similar], embedder
+    )
+    for (cell, _), value in zip(similar, values, strict=True):
+        ids = probes.records[cell.cell_id].cell_ids()
+        scores.append(Score(**ids, metric=ANSWER_SIMILARITY, value=round(value, 6)))
 
 
 async def execute(
@@ -181,34 +268,38 @@ async def execute(
     llm = open_llm(config.llm, use_cache=use_cache)
     probes = store.log(PROBES_FILE, Probe)
     responses = store.log(RESPONSES_FILE, Response)
-    scores = store.log(SCORES_FILE, Score)
+    scores = store.log(SCORES_FILE, Score, key=_score_key)
     embedder = Embedder(config.embedding)
     target = None
     try:
         with progress if progress is not None else nullcontext():
             await generate_probes(store.run_id, config, inputs, llm, probes, progress)
-            target = build_target(config.target, embedder, name=config.name)
+            target = build_target(config.target, embedder, llm, name=config.name, use_cache=use_cache)
             await ask_target(target, inputs, probes, responses, config.llm.concurrency, progress)
-            score_responses(inputs, probes, responses, scores)
+            score_responses(config, inputs, embedder, probes, responses, scores)
     finally:
         for log in (probes, responses, scores):
             log.close()
+        if target is not None:
+            await target.aclose()
         await llm.aclose()
         llm.endpoint.close()
-        if target is not None:
-            target.close()
         embedder.close()
-    cell_scores = [scores.records[c.cell_id] for c in inputs.cells]
-    rows, total = accuracy_by_persona(cell_scores, [p.id for p in inputs.personas])
+    persona_ids = [p.id for p in inputs.personas]
+    cell_scores = list(scores.records.values())
+    accuracy = None
+    if asks_own_qaps(config):
+        rows, total = accuracy_by_persona([s for s in cell_scores if s.metric == match.METRIC], persona_ids)
+        accuracy = QAPAccuracy(personas=rows, total=total)
+    cell_responses = [responses.records[c.cell_id] for c in inputs.cells]
     summary = RunSummary(
         run_id=store.run_id,
         target=config.name,
-        metric=METRIC,
-        personas=rows,
-        total=total,
+        target_kind=config.target.kind,
         planned_cells=len(inputs.cells),
-        excluded=excluded_counts(cell_scores),
-        target_errors=sum(1 for c in inputs.cells if responses.records[c.cell_id].error),
+        excluded=dict(Counter(reason for r in cell_responses if (reason := _excluded(r)))),
+        accuracy=accuracy,
+        metrics=means_by_persona([s for s in cell_scores if s.metric != match.METRIC], persona_ids),
         llm=llm.usage,
         duration_s=round(time.perf_counter() - started, 3),
     )

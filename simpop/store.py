@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -11,9 +12,9 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from simpop.errors import SimpopError
-from simpop.models import CellRecord, RunConfig
+from simpop.models import RunConfig
 
-R = TypeVar("R", bound=CellRecord)
+R = TypeVar("R", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
 
 CONFIG_FILE = "config.json"
@@ -31,15 +32,16 @@ def write_json_atomic(path: Path, record: BaseModel) -> None:
 
 
 class JsonlLog(Generic[R]):
-    """An append-only JSONL file of records, at most one per cell id.
+    """An append-only JSONL file of records, at most one per key (by default the cell id).
 
     Each record is written as one line and flushed at once, so a process killed at any moment
     leaves every finished record on disk and at worst one torn last line, which ``load`` drops.
     """
 
-    def __init__(self, path: Path, model: type[R]) -> None:
+    def __init__(self, path: Path, model: type[R], key: Callable[[R], str] | None = None) -> None:
         self.path = path
         self.model = model
+        self.key = key or (lambda record: record.cell_id)  # type: ignore[attr-defined]
         self.records: dict[str, R] = {}
         self._handle = None
 
@@ -56,18 +58,19 @@ class JsonlLog(Generic[R]):
         for line in raw[:good].decode("utf-8").splitlines():
             if line.strip():
                 record = self.model.model_validate_json(line)
-                self.records.setdefault(record.cell_id, record)
+                self.records.setdefault(self.key(record), record)
         return self.records
 
     def append(self, record: R) -> None:
-        """Append ``record`` unless its cell already has one."""
-        if record.cell_id in self.records:
+        """Append ``record`` unless one with its key is there already."""
+        key = self.key(record)
+        if key in self.records:
             return
         if self._handle is None:
             self._handle = self.path.open("a", encoding="utf-8")
         self._handle.write(record.model_dump_json() + "\n")
         self._handle.flush()
-        self.records[record.cell_id] = record
+        self.records[key] = record
 
     def close(self) -> None:
         if self._handle is not None:
@@ -85,7 +88,8 @@ class RunStore:
         self.run_id = directory.name
 
     @classmethod
-    def create(cls, root: Path, config: RunConfig) -> RunStore:
+    def create(cls, root: Path, config: RunConfig | BaseModel) -> RunStore:
+        """A new run directory named after ``config.name`` and the time, with the config in it."""
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         base = f"{config.name}-{stamp}"
         directory, n = root / base, 1
@@ -107,8 +111,8 @@ class RunStore:
     def config(self) -> RunConfig:
         return RunConfig.model_validate_json((self.directory / CONFIG_FILE).read_text("utf-8"))
 
-    def log(self, name: str, model: type[R]) -> JsonlLog[R]:
-        log = JsonlLog(self.directory / name, model)
+    def log(self, name: str, model: type[R], key: Callable[[R], str] | None = None) -> JsonlLog[R]:
+        log = JsonlLog(self.directory / name, model, key)
         log.load()
         return log
 

@@ -7,7 +7,8 @@ import asyncio
 import pytest
 
 from simpop.models import QAP, QAPTargetConfig
-from simpop.targets.qap import QAPMatcher, matchable, open_chroma
+from simpop.targets.chroma import open_chroma
+from simpop.targets.qap import QAPMatcher, matchable
 
 QAPS = [
     QAP(id="glaucoma", question="What is glaucoma?", answer="Glaucoma damages the optic nerve."),

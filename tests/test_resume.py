@@ -26,7 +26,9 @@ def variants_reply(request: dict) -> Reply:
 
 
 def counts(path):
-    ids = [json.loads(line)["cell_id"] for line in path.read_text().splitlines()] if path.exists() else []
+    """Records, and the most records with one key (cell id, and metric for scores)."""
+    rows = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    ids = [(r["cell_id"], r.get("metric")) for r in rows]
     return len(ids), max(Counter(ids).values(), default=0)
 
 
@@ -63,10 +65,12 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
 
         result = simpop("run", str(path), "--resume", run_dir.name, cwd=project)
         assert result.returncode == 0, result.stderr
-    for name in ("probes.jsonl", "responses.jsonl", "scores.jsonl"):
+    for name in ("probes.jsonl", "responses.jsonl"):
         assert counts(run_dir / name) == (planned, 1), name
+    # three metric families per cell: QAP match, retrieval of the seed QAP, answer similarity
+    assert counts(run_dir / "scores.jsonl") == (3 * planned, 1)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["planned_cells"] == planned
-    assert summary["total"]["n"] + sum(summary["excluded"].values()) == planned
+    assert summary["accuracy"]["total"]["n"] + sum(summary["excluded"].values()) == planned
     # only the groups the killed run had not written were generated again
     assert len(server.requests) < 2 * 30

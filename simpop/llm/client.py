@@ -123,15 +123,8 @@ class LLMClient:
         """The reply to ``messages`` parsed as ``schema``."""
         messages = list(messages)
         for attempt in range(self.config.validation_retries + 1):
-            request = {
-                "model": self.config.model,
-                "messages": messages,
-                "temperature": self.config.temperature if temperature is None else temperature,
-                "max_tokens": max_tokens or self.config.max_tokens,
-                "response_format": _response_format(schema),
-            }
-            if seed is not None:
-                request["seed"] = seed
+            request = self._request(messages, temperature, max_tokens, seed)
+            request["response_format"] = _response_format(schema)
             reply = await self._complete(request)
             try:
                 return schema.model_validate_json(reply)
@@ -153,6 +146,30 @@ class LLMClient:
                     },
                 ]
         raise AssertionError("unreachable")
+
+    async def text(
+        self,
+        messages: Messages,
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> str:
+        """The reply to ``messages`` as free text ('' when the model says nothing)."""
+        return await self._complete(self._request(messages, temperature, max_tokens, seed))
+
+    def _request(
+        self, messages: Messages, temperature: float | None, max_tokens: int | None, seed: int | None
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": self.config.temperature if temperature is None else temperature,
+            "max_tokens": max_tokens or self.config.max_tokens,
+        }
+        if seed is not None:
+            request["seed"] = seed
+        return request
 
     async def _complete(self, request: dict[str, Any]) -> str:
         key = cache_key(request)

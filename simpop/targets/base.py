@@ -2,22 +2,91 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
-from simpop.models import Answer
+from simpop.errors import SimpopError
+from simpop.models import Answer, Context
+
+T = TypeVar("T")
+
+
+class TargetError(Exception):
+    """One call to the bot failed (timeout, error status, bad reply): recorded on that probe."""
+
+
+class TargetUnavailable(SimpopError):
+    """The bot cannot be reached at all or rejects our credentials: the run stops (resumable)."""
 
 
 class Target(ABC):
     """A chatbot under test. ``ask`` takes a patient's question and returns what the bot said.
 
-    Adapters raise an exception for a failed call (timeout, bad reply); the run records it on
-    that probe. A bot that deliberately gives no answer returns ``Answer(text=None, ...)``.
+    Adapters raise ``TargetError`` for a failed call; the run records it on that probe. A bot
+    that deliberately gives no answer returns ``Answer(text=None, no_answer_reason=...)``.
     """
 
     name: str
+    prompt: str | None = None  # versions of the prompt templates the bot answers with, if ours
 
     @abstractmethod
     async def ask(self, question: str) -> Answer: ...
 
-    def close(self) -> None:
-        """Release what the adapter holds (connections, indexes)."""
+    async def aclose(self) -> None:
+        """Release what the adapter holds (connections, clients)."""
+
+
+async def with_retries(
+    call: Callable[[], Awaitable[T]],
+    retries: int,
+    retryable: Callable[[Exception], bool],
+    backoff: float = 0.5,
+) -> T:
+    """``call()``, tried again up to ``retries`` times after a failure ``retryable`` accepts."""
+    for attempt in range(retries + 1):
+        try:
+            return await call()
+        except Exception as error:
+            if attempt == retries or not retryable(error):
+                raise
+            await asyncio.sleep(backoff * (2**attempt) * random.uniform(0.5, 1.0))
+    raise AssertionError("unreachable")
+
+
+def answer_from_reply(reply: Any, source: str) -> Answer:
+    """An ``Answer`` from what a bot returned: a string, or a mapping with ``answer`` and
+    optionally ``contexts`` (strings, or mappings with ``id``, ``text``, ``score``),
+    ``matched_id`` and ``no_answer_reason``."""
+    if reply is None or isinstance(reply, str):
+        reply = {"answer": reply}
+    if not isinstance(reply, dict):
+        raise TargetError(f"{source} returned {type(reply).__name__}, not a string or a mapping")
+    text = reply.get("answer")
+    if text is not None and not isinstance(text, str):
+        raise TargetError(f"{source}: 'answer' is {type(text).__name__}, not a string")
+    contexts = []
+    for n, item in enumerate(reply.get("contexts") or []):
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict):
+            raise TargetError(f"{source}: context {n} is not a string or a mapping")
+        score = item.get("score")
+        contexts.append(
+            Context(
+                id=str(item["id"]) if item.get("id") is not None else str(n),
+                text=str(item.get("text") or ""),
+                score=float(score) if isinstance(score, (int, float)) else None,
+            )
+        )
+    text = text.strip() if text else None
+    matched = reply.get("matched_id")
+    reason = reply.get("no_answer_reason") or (None if text else "the bot gave no answer")
+    return Answer(
+        text=text,
+        contexts=contexts,
+        matched_id=str(matched) if matched is not None else None,
+        no_answer_reason=None if text else str(reason),
+    )

@@ -12,13 +12,11 @@ import asyncio
 import hashlib
 from pathlib import Path
 
-import chromadb
-from chromadb.config import Settings
-
 from simpop.embed import Embedder
 from simpop.models import QAP, Answer, Context, QAPTargetConfig
 from simpop.paths import cache_dir
 from simpop.targets.base import Target
+from simpop.targets.chroma import build_collection, nearest, open_chroma
 
 
 def matchable(qaps: list[QAP]) -> list[QAP]:
@@ -45,11 +43,6 @@ def qap_fingerprint(qaps: list[QAP], model_id: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def open_chroma(path: Path) -> chromadb.ClientAPI:
-    path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
-
-
 class QAPMatcher(Target):
     """Answers with the best-matching predefined QAP, or not at all."""
 
@@ -70,43 +63,24 @@ class QAPMatcher(Target):
 
     def _index(self, qaps: list[QAP]):
         """The collection for these QAPs and this model, built only if it is not there yet."""
-        name = f"qap-{qap_fingerprint(qaps, self.embedder.model_id)}"
-        collection = self.client.get_or_create_collection(
-            name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+        return build_collection(
+            self.client,
+            f"qap-{qap_fingerprint(qaps, self.embedder.model_id)}",
+            ids=[qap.id for qap in qaps],
+            texts=[qap.question for qap in qaps],
+            embed=self.embedder.embed,
         )
-        if collection.count() != len(qaps):
-            if collection.count():
-                self.client.delete_collection(name)
-                collection = self.client.create_collection(
-                    name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
-                )
-            vectors = self.embedder.embed([qap.question for qap in qaps])
-            collection.add(
-                ids=[qap.id for qap in qaps],
-                embeddings=vectors,
-                documents=[qap.question for qap in qaps],
-            )
-        return collection
 
     def match(self, question: str) -> Answer:
         words = question.split()
         if len(words) < self.config.min_words:
             return Answer(text=None, no_answer_reason=f"fewer than {self.config.min_words} words")
-        vector = self.embedder.embed([question])
-        found = self.collection.query(
-            query_embeddings=vector,
-            n_results=min(self.config.top_k, len(self.qaps)),
-            include=["distances"],
-        )
-        ranked = [
-            (qap_id, 1.0 - float(distance))
-            for qap_id, distance in zip(found["ids"][0], found["distances"][0], strict=True)
-        ]
+        ranked = nearest(self.collection, self.embedder.embed([question])[0], self.config.top_k)
         contexts = [
             Context(id=qap_id, text=self.qaps[qap_id].question + "\n" + self.qaps[qap_id].answer, score=sim)
-            for qap_id, sim in ranked
+            for qap_id, sim, _ in ranked
         ]
-        best_id, best = ranked[0]
+        best_id, best, _ = ranked[0]
         if best < self.config.threshold:
             return Answer(
                 text=None,

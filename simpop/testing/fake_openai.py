@@ -72,6 +72,7 @@ class FakeOpenAIServer:
         self.latency = latency
         self.port = port
         self.requests: list[dict] = []
+        self.request_headers: list[dict[str, str]] = []  # lower-cased names
         self.in_flight = 0
         self.max_in_flight = 0
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -99,7 +100,7 @@ class FakeOpenAIServer:
                     for k, v in (line.split(":", 1) for line in lines[1:] if ":" in line)
                 }
                 body = await reader.readexactly(int(headers.get("content-length", 0)))
-                status, payload, extra = await self._respond(method, path, body)
+                status, payload, extra = await self._respond(method, path, body, headers)
                 data = payload.encode()
                 head_out = [
                     f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}",
@@ -119,13 +120,14 @@ class FakeOpenAIServer:
         finally:
             writer.close()
 
-    async def _respond(self, method: str, path: str, body: bytes) -> tuple[int, str, dict]:
+    async def _respond(self, method: str, path: str, body: bytes, headers: dict) -> tuple[int, str, dict]:
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return 200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}), {}
         if not path.rstrip("/").endswith("/chat/completions"):
             return 404, json.dumps({"error": {"message": f"no route {path}"}}), {}
         request = json.loads(body or b"{}")
         self.requests.append(request)
+        self.request_headers.append(headers)
         reply = self._next(request)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

@@ -1,0 +1,22 @@
+"""``${VAR}`` in a target's URL or headers: secrets stay in the environment, never in run files."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from simpop.errors import ConfigError
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_env(value: str, field: str) -> str:
+    """``value`` with each ``${VAR}`` replaced by the environment variable's value."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise ConfigError(f"target.{field}: environment variable {name} is not set")
+        return os.environ[name]
+
+    return _VAR.sub(replace, value)

@@ -1,0 +1,79 @@
+"""Bots simpop builds itself: LLM-only, naive RAG and HyDE RAG (Han, Evaluation of RAG in
+medical QA). They answer with the LLM layer, so their replies are cached like every call."""
+
+from __future__ import annotations
+
+import asyncio
+
+from simpop.llm import LLMClient
+from simpop.models import Answer, Context, LLMOnlyTargetConfig, RAGTargetConfig
+from simpop.prompts import load_prompt
+from simpop.targets.base import Target
+from simpop.targets.retriever import Retriever
+
+
+class GeneratingBot(Target):
+    """Answers from the LLM; with a retriever, from the chunks it retrieves.
+
+    ``hyde_rag`` retrieves with a hypothetical passage the LLM writes first (HyDE, Gao et al.
+    2022) instead of the question, and records that passage.
+    """
+
+    def __init__(
+        self,
+        config: LLMOnlyTargetConfig | RAGTargetConfig,
+        llm: LLMClient,
+        retriever: Retriever | None = None,
+        name: str = "bot",
+        own_llm: bool = False,
+    ) -> None:
+        self.config = config
+        self.llm = llm
+        self.retriever = retriever
+        self.name = name
+        self._own_llm = own_llm
+        names = ["bot_system", "bot_answer"] + (["hyde_passage"] if config.kind == "hyde_rag" else [])
+        self.prompt = "+".join(load_prompt(n).id for n in names)
+
+    def messages(self, question: str, contexts: list[Context]) -> list[dict[str, str]]:
+        """The conversation the bot's LLM answers."""
+        with_kb = self.retriever is not None
+        system = self.config.system_prompt or load_prompt("bot_system").render(
+            knowledge_base=with_kb, answer_format=self.config.answer_format
+        )
+        user = load_prompt("bot_answer").render(
+            question=question,
+            contexts=contexts,
+            knowledge_base=with_kb,
+            answer_format=self.config.answer_format,
+        )
+        return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user}]
+
+    async def _generate(self, messages: list[dict[str, str]], max_tokens: int) -> str:
+        reply = await self.llm.text(messages, temperature=self.config.temperature, max_tokens=max_tokens)
+        return reply.strip()
+
+    async def ask(self, question: str) -> Answer:
+        contexts: list[Context] = []
+        passage = None
+        if self.retriever is not None:
+            query = question
+            if self.config.kind == "hyde_rag":
+                task = load_prompt("hyde_passage").render(question=question)
+                passage = await self._generate(
+                    [{"role": "user", "content": task}], self.config.passage_max_tokens
+                )
+                query = passage or question
+            contexts = await asyncio.to_thread(self.retriever.search, query)
+        text = await self._generate(self.messages(question, contexts), self.config.max_tokens)
+        return Answer(
+            text=text or None,
+            contexts=contexts,
+            hypothetical_passage=passage,
+            no_answer_reason=None if text else "the LLM replied with nothing",
+        )
+
+    async def aclose(self) -> None:
+        if self._own_llm:
+            await self.llm.aclose()
+            self.llm.endpoint.close()

@@ -1,0 +1,122 @@
+"""A user's bot behind any JSON HTTP API: a request template in, JSON paths to the fields out."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+from simpop.models import Answer, HTTPTargetConfig
+from simpop.targets.base import Target, TargetError, TargetUnavailable, answer_from_reply, with_retries
+from simpop.targets.env import expand_env
+
+_QUESTION = re.compile(r"\{\{\s*question\s*\}\}")
+_MISSING = object()
+
+
+def fill(template: Any, question: str) -> Any:
+    """``template`` with ``{{ question }}`` replaced inside every string (JSON-escaped on send)."""
+    if isinstance(template, str):
+        return _QUESTION.sub(lambda _: question, template)
+    if isinstance(template, list):
+        return [fill(item, question) for item in template]
+    if isinstance(template, dict):
+        return {key: fill(value, question) for key, value in template.items()}
+    return template
+
+
+def json_path(data: Any, path: str, default: Any = _MISSING) -> Any:
+    """The value at a dotted path with list indices (``choices.0.text`` or ``choices[0].text``)."""
+    value = data
+    for part in re.sub(r"\[(\d+)\]", r".\1", path).split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif default is not _MISSING:
+            return default
+        else:
+            raise KeyError(path)
+    return value
+
+
+class _Retryable(Exception):
+    pass
+
+
+class HTTPBot(Target):
+    """POSTs (or GETs) the filled template; 429, 5xx, timeouts and refused connections are
+    tried again ``retries`` times; an endpoint never reached stops the run."""
+
+    def __init__(self, config: HTTPTargetConfig, name: str = "bot") -> None:
+        self.config = config
+        self.name = name
+        self.url = expand_env(config.url, "url")
+        headers = {k: expand_env(v, f"headers.{k}") for k, v in config.headers.items()}
+        self.client = httpx.AsyncClient(headers=headers, timeout=config.timeout)
+
+    async def _send(self, question: str) -> httpx.Response:
+        body = fill(self.config.body, question)
+        if self.config.method == "GET":
+            params = body if isinstance(body, dict) else None
+            response = await self.client.get(self.url, params=params)
+        else:
+            response = await self.client.request(self.config.method, self.url, json=body)
+        if response.status_code == 429 or response.status_code >= 500:
+            raise _Retryable(response.status_code)
+        return response
+
+    async def ask(self, question: str) -> Answer:
+        where, tries = self.config.url, self.config.retries + 1
+        retryable = (httpx.TimeoutException, httpx.TransportError, _Retryable)
+        try:
+            response = await with_retries(
+                lambda: self._send(question), self.config.retries, lambda e: isinstance(e, retryable)
+            )
+        except httpx.TimeoutException:
+            raise TargetError(f"{where}: no reply within {self.config.timeout:g}s ({tries} tries)") from None
+        except httpx.ConnectError:
+            raise TargetUnavailable(f"cannot reach bot endpoint {where} ({tries} tries)") from None
+        except httpx.TransportError as error:
+            raise TargetError(f"{where}: {type(error).__name__} ({tries} tries)") from None
+        except _Retryable as error:
+            raise TargetError(f"{where} answered {error.args[0]} ({tries} tries)") from None
+        if response.status_code in (401, 403):
+            raise TargetUnavailable(f"bot endpoint {where} refused the request ({response.status_code})")
+        if response.status_code >= 400:
+            raise TargetError(f"{where} answered {response.status_code}: {response.text[:200]}")
+        try:
+            data = response.json()
+        except ValueError:
+            raise TargetError(f"{where} sent a reply that is not JSON: {response.text[:100]!r}") from None
+        return answer_from_reply(self.extract(data), where)
+
+    def extract(self, data: Any) -> dict[str, Any]:
+        """The reply's fields at the configured paths, in the shape ``answer_from_reply`` takes."""
+        config = self.config
+        try:
+            answer = json_path(data, config.answer_path)
+        except KeyError:
+            raise TargetError(f"{config.url}: reply has no '{config.answer_path}'") from None
+        fields: dict[str, Any] = {"answer": answer}
+        if config.matched_id_path:
+            fields["matched_id"] = json_path(data, config.matched_id_path, None)
+        if config.contexts_path:
+            items = json_path(data, config.contexts_path, None) or []
+            if not isinstance(items, list):
+                raise TargetError(f"{config.url}: '{config.contexts_path}' is not a list")
+            paths = config.context_fields
+            fields["contexts"] = [
+                {
+                    key: json_path(item, path, None) if path else None
+                    for key, path in (("id", paths.id), ("text", paths.text), ("score", paths.score))
+                }
+                if isinstance(item, dict)
+                else item
+                for item in items
+            ]
+        return fields
+
+    async def aclose(self) -> None:
+        await self.client.aclose()

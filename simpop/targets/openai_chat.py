@@ -1,0 +1,67 @@
+"""A user's bot served behind an OpenAI-compatible chat-completions endpoint."""
+
+from __future__ import annotations
+
+import os
+
+import openai
+
+from simpop.models import Answer, OpenAIChatTargetConfig
+from simpop.targets.base import Target, TargetError, TargetUnavailable
+from simpop.targets.env import expand_env
+
+
+class OpenAIChatBot(Target):
+    """Sends the question as the user turn (after the configured system prompt), never cached:
+    the point is to see what the bot says today. The ``openai`` client retries 429, 5xx,
+    timeouts and dropped connections ``retries`` times with backoff."""
+
+    def __init__(self, config: OpenAIChatTargetConfig, name: str = "bot") -> None:
+        self.config = config
+        self.name = name
+        key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+        self.client = openai.AsyncOpenAI(
+            base_url=expand_env(config.base_url, "base_url"),
+            api_key=key or "not-needed",
+            timeout=config.timeout,
+            max_retries=config.retries,
+            default_headers={k: expand_env(v, f"headers.{k}") for k, v in config.headers.items()},
+        )
+        self.where = config.base_url
+
+    async def ask(self, question: str) -> Answer:
+        messages = [{"role": "user", "content": question}]
+        if self.config.system_prompt:
+            messages.insert(0, {"role": "system", "content": self.config.system_prompt})
+        extra = {
+            k: v
+            for k, v in (("temperature", self.config.temperature), ("max_tokens", self.config.max_tokens))
+            if v is not None
+        }
+        tries = self.config.retries + 1
+        try:
+            reply = await self.client.chat.completions.create(
+                model=self.config.model, messages=messages, **extra
+            )
+        except openai.APITimeoutError:
+            raise TargetError(
+                f"{self.where}: no reply within {self.config.timeout:g}s ({tries} tries)"
+            ) from None
+        except openai.APIConnectionError:
+            raise TargetUnavailable(f"cannot reach bot endpoint {self.where} ({tries} tries)") from None
+        except openai.AuthenticationError:
+            key = self.config.api_key_env or "api_key_env"
+            raise TargetUnavailable(
+                f"bot endpoint {self.where} rejected the API key (401); check {key}"
+            ) from None
+        except openai.APIStatusError as error:
+            raise TargetError(f"{self.where} answered {error.status_code} ({tries} tries)") from None
+        except ValueError:
+            raise TargetError(f"{self.where} sent a reply that is not JSON") from None
+        if not reply.choices:
+            raise TargetError(f"{self.where} sent a reply with no choices")
+        text = (reply.choices[0].message.content or "").strip()
+        return Answer(text=text or None, no_answer_reason=None if text else "the bot gave no answer")
+
+    async def aclose(self) -> None:
+        await self.client.close()

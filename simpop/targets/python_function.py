@@ -1,0 +1,62 @@
+"""A user's bot as a Python function ``module:function`` (sync or async) called in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from simpop.errors import ConfigError
+from simpop.models import Answer, PythonTargetConfig
+from simpop.targets.base import Target, TargetError, answer_from_reply, with_retries
+
+
+def load_function(config: PythonTargetConfig) -> Callable[[str], Any]:
+    """Import ``module:function``, from ``config.path`` first when it is set."""
+    module_name, function_name = config.function.split(":")
+    if config.path is not None:
+        if not config.path.is_dir():
+            raise ConfigError(f"target.path: {config.path}: folder not found")
+        if str(config.path) not in sys.path:
+            sys.path.insert(0, str(config.path))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # noqa: BLE001 - any import failure is a bad config
+        raise ConfigError(
+            f"target.function: cannot import '{module_name}' ({type(error).__name__}: {error})"
+        ) from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise ConfigError(f"target.function: '{module_name}' has no function '{function_name}'")
+    return function
+
+
+class PythonFunctionBot(Target):
+    """Calls the function with the question; it returns a string or a mapping with ``answer``,
+    ``contexts`` and ``matched_id``. A sync function runs in a worker thread; a call over
+    ``timeout`` is abandoned (the thread cannot be killed, so it may finish in the background)."""
+
+    def __init__(self, config: PythonTargetConfig, name: str = "bot") -> None:
+        self.config = config
+        self.name = name
+        self.function = load_function(config)
+
+    async def _call(self, question: str) -> Any:
+        if inspect.iscoroutinefunction(self.function):
+            call = self.function(question)
+        else:
+            call = asyncio.to_thread(self.function, question)
+        return await asyncio.wait_for(call, self.config.timeout)
+
+    async def ask(self, question: str) -> Answer:
+        where, tries = self.config.function, self.config.retries + 1
+        try:
+            reply = await with_retries(lambda: self._call(question), self.config.retries, lambda e: True)
+        except TimeoutError:
+            raise TargetError(f"{where}: no reply within {self.config.timeout:g}s ({tries} tries)") from None
+        except Exception as error:  # noqa: BLE001 - the user's code may raise anything
+            raise TargetError(f"{where} raised {type(error).__name__}: {error} ({tries} tries)") from None
+        return answer_from_reply(reply, where)

@@ -1,0 +1,103 @@
+"""A small JSON HTTP chatbot on 127.0.0.1, for testing the ``http`` target adapter.
+
+``HTTPBotServer(handler)`` calls ``handler(request_body) -> BotReply`` for each POST (or GET,
+with the query parameters as the body); a reply can be delayed, carry any status, or be a raw
+(non-JSON) body. Run it alone with ``python -m simpop.testing.http_bot`` for an echo bot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+
+@dataclass
+class BotReply:
+    """What the bot sends: a JSON ``payload``, or a ``raw`` body, after ``delay`` seconds."""
+
+    payload: Any = None
+    status: int = 200
+    delay: float = 0.0
+    raw: str | None = None
+
+
+def echo(body: Any) -> BotReply:
+    question = body.get("question", "") if isinstance(body, dict) else ""
+    return BotReply({"answer": f"You asked: {question}", "sources": []})
+
+
+class HTTPBotServer:
+    """Threaded HTTP server; ``requests`` keeps (method, path, headers, body) of each call."""
+
+    def __init__(self, handler: Callable[[Any], BotReply] = echo, port: int = 0) -> None:
+        self.handler = handler
+        self.requests: list[tuple[str, str, dict[str, str], Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _serve(self) -> None:
+                parts = urlsplit(self.path)
+                if self.command == "GET":
+                    body: Any = dict(parse_qsl(parts.query))
+                else:
+                    raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                    try:
+                        body = json.loads(raw or b"null")
+                    except ValueError:
+                        body = raw.decode("utf-8", "replace")
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                server.requests.append((self.command, parts.path, headers, body))
+                reply = server.handler(body)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                data = (reply.raw if reply.raw is not None else json.dumps(reply.payload)).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
+
+            do_GET = do_POST = do_PUT = _serve
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> HTTPBotServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="An echo chatbot with a JSON HTTP API.")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    with HTTPBotServer(port=args.port) as server:
+        print(f"POST {server.url}/chat  {{\"question\": ...}}", flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
