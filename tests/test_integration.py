@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
-from conftest import write_config
+from conftest import ROOT, write_config
 from test_cli import simpop
 
 pytestmark = pytest.mark.integration
@@ -61,3 +62,40 @@ def test_tiny_run_offline_then_all_from_cache(project):
     newest = max((project / "runs").iterdir(), key=lambda p: p.stat().st_mtime)
     again = json.loads((newest / "summary.json").read_text())
     assert again["llm"]["requests"] == 0 and again["accuracy"] == accuracy
+
+
+HYDE_CONFIG = """
+name: tiny-hyde
+target:
+  kind: hyde_rag
+  knowledge_base: {path: kb}
+  retrieval: {k: 3}
+  max_tokens: 120
+  passage_max_tokens: 80
+seeds: data/qaps.jsonl
+personas: personas
+variants: 2
+limit: 1
+llm: {concurrency: 2, max_tokens: 200}
+"""
+
+
+def test_tiny_hyde_rag_run_with_the_real_llm(project):
+    shutil.copytree(ROOT / "data/medquad-eye/kb", project / "kb")
+    path = write_config(project, HYDE_CONFIG)
+    result = simpop("run", str(path), "--personas", "older-phone", cwd=project)
+    assert result.returncode == 0, result.stderr
+    [run_dir] = (project / "runs").iterdir()
+    probes = read_jsonl(run_dir / "probes.jsonl")
+    assert {p["seed_id"] for p in probes} == {"0000158-1"}
+    assert all(g.startswith("4_MPlus_Health_Topics_QA_0000158_Cataract#") for g in probes[0]["gold_ids"])
+    asked = [r for r in read_jsonl(run_dir / "responses.jsonl") if not r["skipped"]]
+    assert asked and all(r["error"] is None for r in asked)
+    for response in asked:
+        assert response["hypothetical_passage"]
+        assert len(response["contexts"]) == 3
+        scores = [c["score"] for c in response["contexts"]]
+        assert scores == sorted(scores, reverse=True)
+    metrics = {s["metric"] for s in read_jsonl(run_dir / "scores.jsonl")}
+    assert metrics == {"retrieval", "answer_similarity"}
+    assert "answer metrics" in result.stdout

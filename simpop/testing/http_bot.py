@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     with HTTPBotServer(port=args.port) as server:
-        print(f"POST {server.url}/chat  {{\"question\": ...}}", flush=True)
+        print(f'POST {server.url}/chat  {{"question": ...}}', flush=True)
         threading.Event().wait()
 
 
