@@ -77,6 +77,10 @@ def load_run_config(path: Path) -> RunConfig:
     (``personas`` too when given; its default ``personas`` folder is the working directory's)."""
     data = read_yaml(path)
     config = validate(RunConfig, data, str(path))
+    if config.seeds is None and config.target.kind != "qap":
+        raise ConfigError(
+            f"{path}: field 'seeds': required for a {config.target.kind} target (QAPs to rephrase)"
+        )
     resolved = resolve_paths(config, path.resolve().parent)
     if "personas" not in data:
         resolved = resolved.model_copy(update={"personas": config.personas})

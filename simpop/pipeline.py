@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from pathlib import Path
 
 from rich.progress import Progress
 
@@ -56,7 +57,7 @@ class RunInputs:
     gold: dict[str, list[str] | None]
 
 
-def seed_file(config: RunConfig):
+def seed_file(config: RunConfig) -> Path:
     """The QAP file the patients rephrase: ``seeds``, else a QAP target's own QAPs."""
     if config.seeds is not None:
         return config.seeds
