@@ -254,27 +254,44 @@ def benchmark() -> None:
 @click.argument("config_file", metavar="CONFIG", type=click.Path(path_type=Path))
 @click.option("--limit", type=click.IntRange(1), help="Use only the first N yes/no questions.")
 @click.option("--concurrency", type=click.IntRange(1, 256), help="Requests in flight.")
+@click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted benchmark.")
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
 def benchmark_yesno(
-    config_file: Path, limit: int | None, concurrency: int | None, no_cache: bool, out: Path
+    config_file: Path,
+    limit: int | None,
+    concurrency: int | None,
+    resume_id: str | None,
+    no_cache: bool,
+    out: Path,
 ) -> None:
     """Yes/no accuracy and retrieval metrics of each target in CONFIG (Han's thesis table)."""
     from simpop.benchmark import load_benchmark_config, load_items, run_benchmark
-    from simpop.store import RunStore
+    from simpop.models import YesNoBenchmarkConfig
+    from simpop.store import CONFIG_FILE, RunStore
 
-    config = load_benchmark_config(config_file)
-    llm = apply_llm_env(config.llm, dict(os.environ))
+    if resume_id:
+        store = RunStore.open(out, resume_id)
+        config = YesNoBenchmarkConfig.model_validate_json((store.directory / CONFIG_FILE).read_text("utf-8"))
+    else:
+        config = load_benchmark_config(config_file)
+        config = config.model_copy(
+            update={"llm": apply_llm_env(config.llm, dict(os.environ)), "limit": limit or config.limit}
+        )
     if concurrency:
-        llm = llm.model_copy(update={"concurrency": concurrency})
-    config = config.model_copy(update={"llm": llm, "limit": limit or config.limit})
-    items, left_out = load_items(config.dataset)  # bad data fails before a run directory is made
+        config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
+    _, left_out = load_items(config.dataset)  # bad data fails before a run directory is made
     if left_out:
         parts = ", ".join(f"{n} '{decision}'" for decision, n in sorted(left_out.items()))
         err_console.print(f"note: left out {parts} (no yes/no answer to check)")
-    store = RunStore.create(out, config)
+    if not resume_id:
+        store = RunStore.create(out, config)
     err_console.print(f"benchmark {store.run_id} → {store.directory}")
-    summary = asyncio.run(run_benchmark(store, config, use_cache=not no_cache, progress=_progress()))
+    try:
+        summary = asyncio.run(run_benchmark(store, config, use_cache=not no_cache, progress=_progress()))
+    except KeyboardInterrupt:
+        again = f"simpop benchmark yesno {config_file} --resume {store.run_id} --out {out}"
+        raise UserError(f"interrupted; finish with: {again}") from None
     console.print(benchmark_table(summary))
     console.print(_usage_line(summary.llm))
     console.print(f"records: {store.directory}/ ({summary.questions} questions, {summary.duration_s:.1f}s)")

@@ -217,7 +217,12 @@ llm: {{base_url: '{llm.base_url}'}}
 """
         path = write_config(tmp_path, config, "bench.yaml")
         result = simpop("benchmark", "yesno", str(path), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
+        assert result.returncode == 0, result.stderr
+        asked = len(llm.requests)
+        run_id = next((tmp_path / "runs").iterdir()).name
+        again = simpop("benchmark", "yesno", str(path), "--resume", run_id, cwd=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert len(llm.requests) == asked  # every answer was on disk already
     assert "left out 1 'maybe'" in result.stderr
     [run_dir] = (tmp_path / "runs").iterdir()
     summary = json.loads((run_dir / "summary.json").read_text())
