@@ -4,7 +4,6 @@ gold decision and gold passages, scored by yes/no accuracy and retrieval metrics
 from __future__ import annotations
 
 import asyncio
-import json
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -13,7 +12,7 @@ from dataclasses import dataclass
 
 from rich.progress import Progress
 
-from simpop.config import read_yaml, resolve_paths, validate
+from simpop.config import read_jsonl, read_yaml, resolve_paths, validate
 from simpop.embed import Embedder
 from simpop.errors import ConfigError, SimpopError
 from simpop.knowledge import load_chunks, load_documents
@@ -67,16 +66,10 @@ def load_items(dataset: YesNoDataset) -> tuple[list[BenchmarkItem], Counter[str]
                 by_value[str(value)].append(document.id)
     items, left_out = [], Counter()
     fields = (dataset.id_field, dataset.question_field, dataset.decision_field)
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{path} line {number}: malformed JSON: {error.msg}") from None
-        missing = next((f for f in fields if not isinstance(row, dict) or row.get(f) in (None, "")), None)
+    for where, row in read_jsonl(path):
+        missing = next((f for f in fields if row.get(f) in (None, "")), None)
         if missing:
-            raise ConfigError(f"{path} line {number}: field '{missing}': missing required field")
+            raise ConfigError(f"{where}: field '{missing}': missing required field")
         decision = str(row[dataset.decision_field]).strip().lower()
         if decision not in ("yes", "no"):
             left_out[decision] += 1

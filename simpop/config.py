@@ -123,6 +123,23 @@ def _qap_from_row(row: dict[str, Any], source: str) -> QAP:
     return validate(QAP, data, source)
 
 
+def read_jsonl(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each non-blank line of a JSONL file as (``"<file> line <n>"``, object)."""
+    rows = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"{where}: malformed JSON: {error.msg}") from None
+        if not isinstance(row, dict):
+            raise ConfigError(f"{where}: expected a JSON object")
+        rows.append((where, row))
+    return rows
+
+
 def load_qaps(path: Path) -> list[QAP]:
     """QAPs from a JSONL or CSV file with ``id`` (or ``qid``), ``question`` and ``answer``."""
     if not path.is_file():
@@ -133,16 +150,7 @@ def load_qaps(path: Path) -> list[QAP]:
             for number, row in enumerate(csv.DictReader(handle), start=2):
                 rows.append((f"{path} line {number}", row))
     else:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ConfigError(f"{path} line {number}: malformed JSON: {error.msg}") from None
-            if not isinstance(row, dict):
-                raise ConfigError(f"{path} line {number}: expected a JSON object")
-            rows.append((f"{path} line {number}", row))
+        rows = read_jsonl(path)
     qaps = [_qap_from_row(row, source) for source, row in rows]
     if not qaps:
         raise ConfigError(f"{path}: no QAPs found")

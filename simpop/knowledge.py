@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from pathlib import Path
 
+from simpop.config import read_jsonl
 from simpop.errors import ConfigError
 from simpop.models import Chunk, Document, KnowledgeBaseConfig
 
@@ -26,16 +26,7 @@ def _text_document(path: Path) -> Document:
 
 def _jsonl_documents(path: Path, config: KnowledgeBaseConfig) -> list[Document]:
     documents = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path} line {number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{where}: malformed JSON: {error.msg}") from None
-        if not isinstance(row, dict):
-            raise ConfigError(f"{where}: expected a JSON object")
+    for where, row in read_jsonl(path):
         for field in (config.id_field, config.text_field):
             if row.get(field) in (None, ""):
                 raise ConfigError(f"{where}: field '{field}': missing required field")
