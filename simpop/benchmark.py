@@ -7,6 +7,7 @@ import asyncio
 import statistics
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -15,7 +16,7 @@ from rich.progress import Progress
 from simpop.config import read_jsonl, read_yaml, resolve_paths, validate
 from simpop.embed import Embedder
 from simpop.errors import ConfigError, SimpopError
-from simpop.knowledge import load_chunks, load_documents
+from simpop.knowledge import load_documents
 from simpop.llm import LLMClient, open_llm
 from simpop.metrics.ir import retrieval_metrics
 from simpop.metrics.yesno import parse_yes_no
@@ -25,12 +26,13 @@ from simpop.models import (
     BenchmarkRow,
     BenchmarkSummary,
     BenchmarkTarget,
+    Chunk,
     RAGTargetConfig,
     TargetConfig,
     YesNoBenchmarkConfig,
     YesNoDataset,
 )
-from simpop.pipeline import gather_all
+from simpop.pipeline import gather_all, stage_progress
 from simpop.store import JsonlLog, RunStore
 from simpop.targets import Target, build_target
 
@@ -117,12 +119,10 @@ def expand_rows(targets: list[BenchmarkTarget]) -> list[Row]:
     return rows
 
 
-def gold_chunk_ids(items: list[BenchmarkItem], target: TargetConfig) -> dict[str, list[str]]:
-    """Each item's gold documents as the chunk ids of a RAG target's knowledge base."""
-    if not isinstance(target, RAGTargetConfig):
-        return {}
+def gold_chunk_ids(items: list[BenchmarkItem], chunks: Iterable[Chunk]) -> dict[str, list[str]]:
+    """Each item's gold documents as the ids of their chunks in a knowledge base."""
     chunks_of: dict[str, list[str]] = defaultdict(list)
-    for chunk in load_chunks(target.knowledge_base):
+    for chunk in chunks:
         chunks_of[chunk.doc_id].append(chunk.id)
     return {item.id: [c for doc in item.gold_ids for c in chunks_of.get(doc, [])] for item in items}
 
@@ -139,11 +139,7 @@ async def ask_row(
 ) -> None:
     """Ask every item not answered yet; failures are recorded on the item."""
     todo = [i for i in items if f"{row.name}/{i.id}" not in results.records]
-    task = (
-        progress.add_task(f"ask {row.name}", total=len(items), completed=len(items) - len(todo))
-        if progress
-        else None
-    )
+    advance = stage_progress(progress, f"ask {row.name}", len(items), len(items) - len(todo))
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(item: BenchmarkItem) -> None:
@@ -158,8 +154,7 @@ async def ask_row(
                 results.append(BenchmarkResult(**base, error=f"{type(error).__name__}: {error}"[:500]))
                 return
             finally:
-                if progress is not None and task is not None:
-                    progress.advance(task)
+                advance()
         decision = parse_yes_no(answer.text)
         retrieval = {}
         if isinstance(row.target, RAGTargetConfig) and gold.get(item.id):
@@ -219,23 +214,28 @@ def table_row(row: Row, results: list[BenchmarkResult], k: int) -> BenchmarkRow:
 
 
 async def run_benchmark(
-    store: RunStore, config: YesNoBenchmarkConfig, use_cache: bool = True, progress: Progress | None = None
+    store: RunStore,
+    config: YesNoBenchmarkConfig,
+    items: list[BenchmarkItem],
+    left_out: dict[str, int],
+    use_cache: bool = True,
+    progress: Progress | None = None,
 ) -> BenchmarkSummary:
-    """Every row of ``config`` over its (first ``limit``) questions, into ``store``."""
+    """Every row of ``config`` over the first ``limit`` of ``items`` (from ``load_items``), into
+    ``store``; ``left_out`` is recorded in the summary."""
     started = time.perf_counter()
-    items, left_out = load_items(config.dataset)
     items = items[: config.limit]
     rows = expand_rows(config.targets)
     llm: LLMClient = open_llm(config.llm, use_cache=use_cache)
     embedder = Embedder(config.embedding)
-    results = JsonlLog(store.directory / RESULTS_FILE, BenchmarkResult, key=lambda r: f"{r.row}/{r.item_id}")
-    results.load()
+    results = store.log(RESULTS_FILE, BenchmarkResult, key=lambda r: f"{r.row}/{r.item_id}")
     try:
         with progress if progress is not None else nullcontext():
             for row in rows:
                 target = build_target(row.target, embedder, llm, name=row.name, use_cache=use_cache)
                 try:
-                    gold = gold_chunk_ids(items, row.target)
+                    retriever = getattr(target, "retriever", None)
+                    gold = gold_chunk_ids(items, retriever.chunks.values()) if retriever else {}
                     await ask_row(
                         row, target, items, gold, config.k, results, config.llm.concurrency, progress
                     )

@@ -268,11 +268,11 @@ def benchmark_yesno(
     """Yes/no accuracy and retrieval metrics of each target in CONFIG (Han's thesis table)."""
     from simpop.benchmark import load_benchmark_config, load_items, run_benchmark
     from simpop.models import YesNoBenchmarkConfig
-    from simpop.store import CONFIG_FILE, RunStore
+    from simpop.store import RunStore
 
     if resume_id:
         store = RunStore.open(out, resume_id)
-        config = YesNoBenchmarkConfig.model_validate_json((store.directory / CONFIG_FILE).read_text("utf-8"))
+        config = store.config(YesNoBenchmarkConfig)
     else:
         config = load_benchmark_config(config_file)
         config = config.model_copy(
@@ -280,7 +280,7 @@ def benchmark_yesno(
         )
     if concurrency:
         config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
-    _, left_out = load_items(config.dataset)  # bad data fails before a run directory is made
+    items, left_out = load_items(config.dataset)  # bad data fails before a run directory is made
     if left_out:
         parts = ", ".join(f"{n} '{decision}'" for decision, n in sorted(left_out.items()))
         err_console.print(f"note: left out {parts} (no yes/no answer to check)")
@@ -288,7 +288,9 @@ def benchmark_yesno(
         store = RunStore.create(out, config)
     err_console.print(f"benchmark {store.run_id} → {store.directory}")
     try:
-        summary = asyncio.run(run_benchmark(store, config, use_cache=not no_cache, progress=_progress()))
+        summary = asyncio.run(
+            run_benchmark(store, config, items, left_out, use_cache=not no_cache, progress=_progress())
+        )
     except KeyboardInterrupt:
         again = f"simpop benchmark yesno {config_file} --resume {store.run_id} --out {out}"
         raise UserError(f"interrupted; finish with: {again}") from None

@@ -88,7 +88,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
     return RunInputs(personas, seeds, plan(personas, seeds, config.variants), repeated, gold)
 
 
-def _stage(progress: Progress | None, label: str, total: int, done: int) -> Callable[[], None]:
+def stage_progress(progress: Progress | None, label: str, total: int, done: int) -> Callable[[], None]:
     """A progress bar for one stage; returns the function that advances it by one."""
     if progress is None:
         return lambda: None
@@ -110,7 +110,7 @@ async def generate_probes(
         if cell.cell_id not in probes.records:
             groups[(cell.persona_id, cell.seed_id)].append(cell)
     done = len(inputs.cells) - sum(len(c) for c in groups.values())
-    advance = _stage(progress, "generate questions", len(inputs.cells), done)
+    advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
     qaps = {q.id: q for q in inputs.qaps}
     prompt = prompt_id()
@@ -178,7 +178,7 @@ async def ask_target(
 ) -> None:
     """Ask the target every probe that has no response yet; failures are recorded, not raised."""
     todo = [c for c in inputs.cells if c.cell_id not in responses.records]
-    advance = _stage(progress, f"ask {target.name}", len(inputs.cells), len(inputs.cells) - len(todo))
+    advance = stage_progress(progress, f"ask {target.name}", len(inputs.cells), len(inputs.cells) - len(todo))
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(cell: Cell) -> None:
@@ -230,11 +230,12 @@ def score_responses(
     """The metrics that need no judge: QAP match (QAP targets), retrieval against the probe's
     gold ids (targets that retrieve), and answer-to-reference similarity."""
     references = {q.id: q.answer for q in inputs.qaps}
+    own_qaps = asks_own_qaps(config)
     similar: list[tuple[Cell, Response]] = []
     for cell in inputs.cells:
         probe, response = probes.records[cell.cell_id], responses.records[cell.cell_id]
         ids, excluded = probe.cell_ids(), _excluded(response)
-        if asks_own_qaps(config):
+        if own_qaps:
             scores.append(match.qap_match(probe, response))
         if probe.gold_ids is not None and f"{cell.cell_id}/{RETRIEVAL}" not in scores.records:
             ranked = [c.id for c in response.contexts]

@@ -108,8 +108,9 @@ class RunStore:
             raise SimpopError(f"{directory}: no run to resume there (no {CONFIG_FILE})")
         return cls(directory)
 
-    def config(self) -> RunConfig:
-        return RunConfig.model_validate_json((self.directory / CONFIG_FILE).read_text("utf-8"))
+    def config(self, model: type[M] = RunConfig) -> M:  # type: ignore[assignment]
+        """The config the run was created with, as ``model``."""
+        return model.model_validate_json((self.directory / CONFIG_FILE).read_text("utf-8"))
 
     def log(self, name: str, model: type[R], key: Callable[[R], str] | None = None) -> JsonlLog[R]:
         log = JsonlLog(self.directory / name, model, key)
