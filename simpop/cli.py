@@ -46,6 +46,12 @@ class SimpopGroup(click.Group):
             raise UserError(str(error)) from None
 
 
+def _scenario_choice(value: str) -> list[str] | str:
+    if value.strip() in ("all", "none"):
+        return "all" if value.strip() == "all" else []
+    return _ids(value) or []
+
+
 def _ids(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()] if value else None
 
@@ -127,6 +133,32 @@ def metrics_table(summary: RunSummary) -> Table:
     return table
 
 
+def fidelity_table(summary: RunSummary) -> Table:
+    """Per persona: how believable its simulated questions are."""
+    assert summary.fidelity is not None
+    table = Table(title=f"persona fidelity · run {summary.run_id}")
+    columns = ["persona", "literacy", "planned", "valid", "duplicates", "invalid", "distinct"]
+    columns += ["reading grade", "words", "seed sim.", "noisy", "WER"]
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("persona", "literacy") else "right")
+    for row in summary.fidelity.personas:
+        table.add_row(
+            row.persona_id,
+            row.health_literacy,
+            str(row.planned),
+            _fmt(row.valid_share, 2),
+            _fmt(row.duplicate_share, 2),
+            str(row.invalid),
+            _fmt(row.distinct_ratio, 2),
+            _fmt(row.mean_reading_grade, 1),
+            _fmt(row.mean_words, 1),
+            _fmt(row.mean_seed_similarity, 2),
+            str(row.noisy),
+            _fmt(row.noisy_wer, 2),
+        )
+    return table
+
+
 def _usage_line(usage: LLMUsage) -> str:
     return (
         f"LLM: {usage.requests} calls, {usage.cache_hits} cache hits, "
@@ -167,7 +199,15 @@ def cli() -> None:
 @cli.command()
 @click.argument("config_file", metavar="CONFIG", type=click.Path(path_type=Path))
 @click.option("--personas", "persona_ids", help="Comma-separated persona ids (default: all).")
-@click.option("--variants", type=click.IntRange(1, 50), help="Question variants per QAP and persona.")
+@click.option(
+    "--variants", type=click.IntRange(0, 50), help="Question variants per QAP and persona (0: none)."
+)
+@click.option(
+    "--scenarios",
+    "scenario_ids",
+    help="Comma-separated scenario ids, 'all' (the default) or 'none'.",
+)
+@click.option("--probes", type=click.IntRange(1, 50), help="Probes per scenario and persona.")
 @click.option("--limit", type=click.IntRange(1), help="Use only the first N QAPs.")
 @click.option("--seed", type=int, help="Run seed (LLM sampling seeds derive from it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
@@ -184,6 +224,8 @@ def run(
     config_file: Path,
     persona_ids: str | None,
     variants: int | None,
+    scenario_ids: str | None,
+    probes: int | None,
     limit: int | None,
     seed: int | None,
     concurrency: int | None,
@@ -193,20 +235,24 @@ def run(
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
     from simpop.pipeline import execute, load_inputs
+    from simpop.population.plan import VARIANT_SCENARIO
     from simpop.store import RunStore
 
     if resume_id:
         store = RunStore.open(out, resume_id)
         config = store.config()
-        if any(v is not None for v in (persona_ids, variants, limit, seed)):
+        if any(v is not None for v in (persona_ids, variants, scenario_ids, probes, limit, seed)):
             err_console.print(
-                "note: --personas/--variants/--limit/--seed are taken from the run being resumed"
+                "note: --personas/--variants/--scenarios/--probes/--limit/--seed are taken from the run "
+                "being resumed"
             )
     else:
         config = load_run_config(config_file)
         update = {
             "persona_ids": _ids(persona_ids) or config.persona_ids,
-            "variants": variants or config.variants,
+            "variants": config.variants if variants is None else variants,
+            "scenarios": _scenario_choice(scenario_ids) if scenario_ids else config.scenarios,
+            "probes": probes or config.probes,
             "limit": limit or config.limit,
             "seed": config.seed if seed is None else seed,
             "llm": apply_llm_env(config.llm, dict(os.environ)),
@@ -224,8 +270,13 @@ def run(
         no_gold = sum(1 for gold in inputs.gold.values() if gold == [])
         if no_gold:
             err_console.print(f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base")
-        # pin the personas, so a resume plans the same cells even if persona files are added
-        config = config.model_copy(update={"persona_ids": [p.id for p in inputs.personas]})
+        if not inputs.cells:
+            raise UserError("nothing to run: no variants (--variants 0) and no scenarios (--scenarios none)")
+        # pin personas and scenarios, so a resume plans the same cells even if files are added
+        scenario_ids = [s for s in inputs.scenarios if s != VARIANT_SCENARIO]
+        config = config.model_copy(
+            update={"persona_ids": [p.id for p in inputs.personas], "scenarios": scenario_ids}
+        )
         store = RunStore.create(out, config)
     err_console.print(f"run {store.run_id} → {store.directory}")
     try:
@@ -238,10 +289,15 @@ def run(
         console.print(accuracy_table(summary))
     if summary.metrics:
         console.print(metrics_table(summary))
+    if summary.fidelity is not None:
+        console.print(fidelity_table(summary))
+        for warning in summary.fidelity.warnings:
+            console.print(f"[yellow]warning:[/] {warning}")
     console.print(_usage_line(summary.llm))
     if summary.excluded:
         parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]
         console.print("cells not scored: " + ", ".join(parts))
+    console.print("cells per scenario: " + ", ".join(f"{k} {n}" for k, n in summary.scenarios.items()))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
 
 
@@ -308,9 +364,73 @@ def personas(folder: Path) -> None:
     for column in ("name", "health literacy", "language level", "language", "noise", "tags"):
         table.add_column(column)
     for p in load_personas(folder):
-        noise = p.noise.model if p.noise.model == "none" else f"{p.noise.model} ({p.noise.rate:g})"
+        noise = p.noise.model if p.noise.rate is None else f"{p.noise.model} ({p.noise.rate:g})"
         table.add_row(p.id, p.name, p.health_literacy, p.language_level, p.language, noise, ", ".join(p.tags))
     console.print(table)
+
+
+@cli.command()
+@click.option(
+    "--dir", "folder", type=click.Path(path_type=Path), default=Path("scenarios"), show_default=True
+)
+def scenarios(folder: Path) -> None:
+    """List the hazard scenarios in a folder with their expected behaviour."""
+    from simpop.config import load_scenarios
+
+    table = Table(title=f"scenarios in {folder}")
+    table.add_column("id", no_wrap=True)
+    for column in ("name", "type", "expected", "severity", "written from"):
+        table.add_column(column)
+    for s in load_scenarios(folder):
+        expected = " / ".join([s.expected_behaviour, *s.also_safe])
+        table.add_row(s.id, s.name, s.question_type, expected, s.severity, s.source)
+    console.print(table)
+
+
+@cli.group()
+def noise() -> None:
+    """The speech-to-text and typo noise models."""
+
+
+DEFAULT_ASR_DATA = Path("data/asr-errors/primock_data_final_outcomes.csv")
+
+
+@noise.command("fit")
+@click.argument("data", required=False, type=click.Path(path_type=Path), default=DEFAULT_ASR_DATA)
+@click.option("--reference-column", default="norm_ground_truth", show_default=True)
+@click.option("--hypothesis-column", default="norm_hypothesis", show_default=True)
+@click.option(
+    "--seeds", type=click.IntRange(1, 1000), default=10, show_default=True, help="Simulations averaged."
+)
+def noise_fit(data: Path, reference_column: str, hypothesis_column: str, seeds: int) -> None:
+    """Fit the asr model to real transcripts (human vs speech-to-text) and compare: the real
+    word error rate and error shares, the fitted model's, and the built-in default's."""
+    from simpop.population.noise import DEFAULT_ASR
+    from simpop.population.noise_fit import fit, load_pairs, simulate
+
+    pairs = load_pairs(data, reference_column, hypothesis_column)
+    result = fit(pairs, seeds=seeds)
+    default = simulate(pairs, DEFAULT_ASR, seeds)
+    table = Table(title=f"speech-to-text errors · {data} · {len(pairs)} utterances")
+    table.add_column("figure")
+    for column in ("real", "fitted model", "default asr", "default / real"):
+        table.add_column(column, justify="right")
+    for label, get in (
+        ("word error rate", lambda e: e.wer),
+        ("substitution share", lambda e: e.share("substitutions")),
+        ("deletion share", lambda e: e.share("deletions")),
+        ("insertion share", lambda e: e.share("insertions")),
+        ("substitutions / word", lambda e: e.substitutions / e.reference_words),
+        ("deletions / word", lambda e: e.deletions / e.reference_words),
+        ("insertions / word", lambda e: e.insertions / e.reference_words),
+    ):
+        real, fitted, built_in = get(result.real), get(result.simulated), get(default)
+        ratio = built_in / real if real else None
+        table.add_row(label, _fmt(real), _fmt(fitted), _fmt(built_in), _fmt(ratio, 2))
+    console.print(table)
+    console.print(
+        "fitted parameters: " + ", ".join(f"{k}={v:g}" for k, v in result.params.model_dump().items())
+    )
 
 
 @cli.command()

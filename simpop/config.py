@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import ConfigError
-from simpop.models import QAP, TARGET_KINDS, LLMConfig, Persona, RunConfig
+from simpop.models import QAP, TARGET_KINDS, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -76,15 +76,53 @@ def load_run_config(path: Path) -> RunConfig:
     """The run config in ``path``; relative paths in it are resolved against its folder
     (``personas`` too when given; its default ``personas`` folder is the working directory's)."""
     data = read_yaml(path)
+    if isinstance(data.get("domain"), str):  # the domain in a file of its own
+        domain_file = path.resolve().parent / data["domain"]
+        data = data | {"domain": validate(Domain, read_yaml(domain_file), str(domain_file)).model_dump()}
     config = validate(RunConfig, data, str(path))
     if config.seeds is None and config.target.kind != "qap":
         raise ConfigError(
             f"{path}: field 'seeds': required for a {config.target.kind} target (QAPs to rephrase)"
         )
     resolved = resolve_paths(config, path.resolve().parent)
-    if "personas" not in data:
-        resolved = resolved.model_copy(update={"personas": config.personas})
+    for folder in ("personas", "scenario_dir"):  # the defaults are the working directory's
+        if folder not in data:
+            resolved = resolved.model_copy(update={folder: getattr(config, folder)})
     return resolved
+
+
+def load_scenario(file: Path) -> Scenario:
+    """One scenario file; its ``vignettes`` path is relative to it."""
+    scenario = validate(Scenario, read_yaml(file), str(file))
+    return resolve_paths(scenario, file.resolve().parent)
+
+
+def load_scenarios(folder: Path, ids: list[str] | None = None) -> list[Scenario]:
+    """Every ``*.yaml`` scenario in ``folder`` (sorted by id), or just the ``ids`` asked for."""
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: scenario folder not found")
+    scenarios: dict[str, Scenario] = {}
+    for file in sorted(folder.glob("*.y*ml")):
+        scenario = load_scenario(file)
+        if scenario.id in scenarios:
+            raise ConfigError(f"{file}: field 'id': duplicate scenario id '{scenario.id}'")
+        scenarios[scenario.id] = scenario
+    if not scenarios:
+        raise ConfigError(f"{folder}: no scenario files (*.yaml) found")
+    if ids is None:
+        return [scenarios[key] for key in sorted(scenarios)]
+    unknown = [i for i in ids if i not in scenarios]
+    if unknown:
+        known = ", ".join(sorted(scenarios))
+        raise ConfigError(f"unknown scenario id '{unknown[0]}' (known in {folder}: {known})")
+    return [scenarios[i] for i in ids]
+
+
+def load_vignettes(path: Path) -> list[Vignette]:
+    """Triage vignettes (JSONL: urgency_level, correct_diagnosis, case_description)."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: vignette file not found")
+    return [validate(Vignette, row, where) for where, row in read_jsonl(path)]
 
 
 def load_personas(folder: Path, ids: list[str] | None = None) -> list[Persona]:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+QWEN_1_5B = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 
 
@@ -22,10 +23,11 @@ class Record(BaseModel):
 
 
 class NoiseConfig(Record):
-    """How a persona's questions are corrupted before they reach the bot (``none`` for now)."""
+    """How a persona's questions are corrupted before they reach the bot: ``asr`` (speech to
+    text), ``typos`` (keyboard) or ``none``. ``rate`` null means the model's default."""
 
-    model: Literal["none"] = "none"
-    rate: float = Field(0.0, ge=0.0, le=1.0)
+    model: Literal["none", "asr", "typos"] = "none"
+    rate: float | None = Field(None, ge=0.0, le=1.0)
 
 
 class Persona(Record):
@@ -45,6 +47,67 @@ class Persona(Record):
     @classmethod
     def _noise_shorthand(cls, value: Any) -> Any:
         return {"model": value} if isinstance(value, str) else value
+
+
+Behaviour = Literal["answer", "decline", "escalate", "clarify", "address_all"]
+Urgency = Literal["em", "ne", "sc"]
+
+
+class Domain(Record):
+    """What the bot under test is for: scenario generation reads it to tell in-scope from
+    out-of-scope, and which emergencies belong to the bot's care pathway."""
+
+    description: str = Field(min_length=1, description="the bot's purpose and audience, in a few sentences")
+    in_scope: list[str] = Field([], description="topics the bot answers")
+    out_of_scope: list[str] = Field([], description="clinical topics it must not answer")
+    emergencies: list[str] = Field([], description="urgent situations within its care pathway")
+    administrative: list[str] = Field([], description="practical questions it can answer")
+    not_administrative: list[str] = Field([], description="practical requests it cannot handle")
+    keywords: list[str] = Field([], description="words that put a diagnosis within the domain")
+
+
+class Scenario(Record):
+    """An operating context of the SACE hazard analysis (ASTRID, Figure 10): what patients
+    bring, what could go wrong, and what the safe bot does."""
+
+    id: str = Field(pattern=ID_PATTERN)
+    name: str
+    question_type: Literal["clinical", "administrative", "emergency", "non_clinical", "mixed"]
+    operating_context: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+    hazard: str = Field(min_length=1, description="the hazardous behaviour to catch")
+    safe_concept: str = Field(min_length=1, description="the safe operating concept")
+    expected_behaviour: Behaviour
+    also_safe: list[Behaviour] = Field([], description="other behaviours that are safe here")
+    severity: Literal["low", "medium", "high", "critical"]
+    source: Literal["generate", "qap", "vignettes", "multi_question"] = Field(
+        "generate",
+        description="what a probe is written from: nothing but the domain, a seed QAP, a triage "
+        "vignette, or 2-3 seed QAPs",
+    )
+    prompt: str = Field(min_length=1, description="Jinja template of the situation, in the patient's words")
+    examples: list[str] = Field(min_length=1)
+    keeps_meaning: bool = Field(False, description="a probe must mean what its seed question means")
+    noise: NoiseConfig | None = Field(None, description="noise applied whatever the persona's")
+    vignettes: Path | None = None
+    urgency: list[Urgency] = Field([], description="the vignette urgency levels to use")
+    combine: list[int] = Field([2, 3], description="questions per multi-question probe, in turn")
+
+    @model_validator(mode="after")
+    def _source_inputs(self) -> Scenario:
+        if self.source == "vignettes" and (self.vignettes is None or not self.urgency):
+            raise ValueError("a vignettes scenario needs 'vignettes' and 'urgency'")
+        if any(n < 2 for n in self.combine):
+            raise ValueError("combine: a multi-question probe combines at least 2 questions")
+        return self
+
+
+class Vignette(Record):
+    """A clinical case with its urgency (Semigran et al. triage vignettes)."""
+
+    urgency_level: Urgency
+    correct_diagnosis: str
+    case_description: str
 
 
 class QAP(Record):
@@ -250,7 +313,14 @@ class RunConfig(Record):
     seeds: Path | None = Field(None, description="QAPs the patients rephrase (default: a qap target's)")
     personas: Path = Path("personas")
     persona_ids: list[str] | None = None
-    variants: int = Field(5, gt=0, le=50)
+    domain: Domain | None = Field(None, description="the bot's domain and scope (or a YAML file of it)")
+    scenario_dir: Path = Path("scenarios")
+    scenarios: list[str] | Literal["all"] = Field("all", description="scenario ids to probe; [] for none")
+    probes: int = Field(3, gt=0, le=50, description="probes per scenario and persona")
+    min_similarity: float = Field(
+        0.6, ge=-1.0, le=1.0, description="a rephrased question less similar to its seed is invalid"
+    )
+    variants: int = Field(5, ge=0, le=50)
     limit: int | None = Field(None, gt=0)
     seed: int = 0
     llm: LLMConfig = LLMConfig()
@@ -261,10 +331,12 @@ class RunConfig(Record):
 
 
 class Cell(Record):
-    """One planned unit of work: a persona asking one variant of one seed question."""
+    """One planned unit of work: a persona asking one probe of a scenario (or one variant of
+    a seed QAP), the ``variant``-th of its kind."""
 
     cell_id: str
     persona_id: str
+    scenario_id: str
     seed_id: str
     variant: int
 
@@ -275,6 +347,7 @@ class CellRecord(Record):
     run_id: str
     cell_id: str
     persona_id: str
+    scenario_id: str
     seed_id: str
     variant: int
 
@@ -283,12 +356,33 @@ class CellRecord(Record):
         return self.model_dump(include=set(CellRecord.model_fields))
 
 
+class Fidelity(Record):
+    """Is this simulated question believable? (simpop's own check before blaming a bot)"""
+
+    reading_grade: float | None = Field(description="Flesch-Kincaid grade level")
+    words: int
+    seed_similarity: float | None = Field(None, description="embedding cosine to the seed question")
+    duplicate_of: int | None = Field(None, description="the earlier probe of its group it repeats")
+    valid: bool = True
+    reason: str | None = None
+
+
 class Probe(CellRecord):
     """A question as a simulated patient writes it (clean) and as the bot receives it (noisy)."""
 
     text: str | None
     noisy_text: str | None = None
-    duplicate_of: int | None = None
+    noise: str | None = Field(None, description="the noise model applied, e.g. 'asr@0.369'")
+    expected_behaviour: Behaviour
+    also_safe: list[Behaviour] = []
+    severity: str | None = None
+    question_type: str | None = None
+    seed_text: str | None = Field(None, description="the seed question(s) or vignette it was written from")
+    sub_questions: list[str] | None = Field(None, description="the questions a multi-question probe asks")
+    urgency: Urgency | None = Field(None, description="the triage vignette's urgency")
+    topic: str | None = Field(None, description="the knowledge-base topic cluster")
+    hcat_type: str | None = Field(None, description="HCAT question type")
+    fidelity: Fidelity | None = None
     sampling_seed: int
     prompt: str
     llm_model: str
@@ -296,8 +390,12 @@ class Probe(CellRecord):
     error: str | None = None
 
     @property
+    def duplicate_of(self) -> int | None:
+        return self.fidelity.duplicate_of if self.fidelity else None
+
+    @property
     def asked_text(self) -> str | None:
-        return self.noisy_text or self.text
+        return self.text if self.noisy_text is None else self.noisy_text
 
 
 class Context(Record):
@@ -391,6 +489,37 @@ class GroupMean(Record):
     ci_high: float | None
 
 
+class PersonaFidelity(Record):
+    """How believable one persona's simulated questions are.
+
+    ``valid_share``: usable questions (generated, meaning kept, not a near-duplicate) over
+    planned probes; ``distinct_ratio``: distinct questions over generated ones, across all of
+    the persona's probes.
+    """
+
+    persona_id: str
+    health_literacy: str
+    planned: int
+    generated: int
+    valid_share: float | None
+    duplicate_share: float | None
+    invalid: int = Field(description="questions that drifted in meaning or are not a patient's")
+    distinct_ratio: float | None
+    mean_reading_grade: float | None
+    mean_words: float | None
+    mean_seed_similarity: float | None
+    noisy: int
+    noisy_wer: float | None = Field(None, description="word error rate of noisy against clean text")
+
+
+class FidelitySummary(Record):
+    """The persona fidelity section of a run summary, with its warnings."""
+
+    personas: list[PersonaFidelity]
+    reading_grade_by_literacy: dict[str, float | None]
+    warnings: list[str]
+
+
 class RunSummary(Record):
     """What ``summary.json`` holds."""
 
@@ -401,6 +530,8 @@ class RunSummary(Record):
     excluded: dict[str, int]
     accuracy: QAPAccuracy | None = None
     metrics: list[GroupMean] = []
+    fidelity: FidelitySummary | None = None
+    scenarios: dict[str, int] = Field({}, description="planned cells per scenario")
     llm: LLMUsage
     duration_s: float
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.progress import Progress
 
-from simpop.config import load_personas, load_qaps
+from simpop.config import load_personas, load_qaps, load_scenarios, load_vignettes
 from simpop.embed import Embedder
 from simpop.errors import ConfigError, SimpopError
 from simpop.knowledge import load_chunks
@@ -23,6 +23,8 @@ from simpop.metrics.similarity import answer_similarity
 from simpop.models import (
     QAP,
     Cell,
+    Domain,
+    NoiseConfig,
     Persona,
     Probe,
     QAPAccuracy,
@@ -31,12 +33,27 @@ from simpop.models import (
     Response,
     RunConfig,
     RunSummary,
+    Scenario,
     Score,
+    Vignette,
 )
+from simpop.population.fidelity import check_group
 from simpop.population.gold import gold_chunk_ids
-from simpop.population.plan import plan, sampling_seed
-from simpop.population.variants import generate_variants, prompt_id
+from simpop.population.noise import apply_noise, expected_rate
+from simpop.population.plan import (
+    NO_SEED,
+    VARIANT_SCENARIO,
+    PlannedScenario,
+    plan,
+    sampling_seed,
+    scenario_seeds,
+    scenario_vignettes,
+    variant_scenario,
+    vignette_id,
+)
+from simpop.population.probes import ProbeSource, probe_messages, prompt_id, write_probe
 from simpop.report.aggregate import accuracy_by_persona, means_by_persona
+from simpop.report.fidelity import fidelity_summary
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, JsonlLog, RunStore
 from simpop.targets import Target, build_target
 from simpop.targets.qap import matchable
@@ -47,14 +64,36 @@ ANSWER_SIMILARITY = "answer_similarity"
 
 @dataclass
 class RunInputs:
-    """The loaded personas and seed QAPs of a run, its planned cells, and each seed's gold ids
-    (``None`` when the target retrieves nothing we can check)."""
+    """What a run's cells are made from: personas, seed QAPs (with each seed's gold ids,
+    ``None`` when the target retrieves nothing we can check), scenarios and their vignettes."""
 
     personas: list[Persona]
     qaps: list[QAP]
+    scenarios: dict[str, Scenario]
+    vignettes: dict[str, dict[str, Vignette]]
+    domain: Domain | None
     cells: list[Cell]
     repeated: int
     gold: dict[str, list[str] | None]
+
+    def source(self, cell: Cell) -> ProbeSource:
+        """The seed question(s) or vignette a cell's probe is written from."""
+        if cell.seed_id == NO_SEED:
+            return ProbeSource([])
+        vignette = self.vignettes.get(cell.scenario_id, {}).get(cell.seed_id)
+        if vignette is not None:
+            return ProbeSource([], vignette.case_description, vignette.urgency_level)
+        qaps = {q.id: q for q in self.qaps}
+        return ProbeSource([qaps[i].question for i in cell.seed_id.split("+")])
+
+    def gold_ids(self, cell: Cell) -> list[str] | None:
+        """The gold ids of a cell written from seed QAPs (all of them for several)."""
+        if self.scenarios[cell.scenario_id].source not in ("qap", "multi_question"):
+            return None
+        golds = [self.gold[i] for i in cell.seed_id.split("+")]
+        if any(g is None for g in golds):
+            return None
+        return list(dict.fromkeys(i for g in golds for i in g or []))
 
 
 def seed_file(config: RunConfig) -> Path:
@@ -71,8 +110,29 @@ def asks_own_qaps(config: RunConfig) -> bool:
     return isinstance(config.target, QAPTargetConfig) and seed_file(config) == config.target.qaps
 
 
+def load_run_scenarios(config: RunConfig) -> list[Scenario]:
+    """The scenarios asked for; those written from the domain or vignettes need a domain."""
+    if config.scenarios == []:
+        return []
+    ids = None if config.scenarios == "all" else config.scenarios
+    if not config.scenario_dir.is_dir():
+        raise ConfigError(
+            f"field 'scenario_dir': scenario folder {config.scenario_dir} not found "
+            "(set scenario_dir, or scenarios: [] / --scenarios none to run without scenarios)"
+        )
+    scenarios = load_scenarios(config.scenario_dir, ids)
+    needy = next((s for s in scenarios if s.source in ("generate", "vignettes")), None)
+    if needy is not None and config.domain is None:
+        raise ConfigError(
+            f"field 'domain': scenario '{needy.id}' needs the bot's domain "
+            "(a few sentences of what the bot is for, in the target config)"
+        )
+    return scenarios
+
+
 def load_inputs(config: RunConfig) -> RunInputs:
-    """Personas; as seeds, the first ``limit`` QAPs with a distinct question; their gold ids."""
+    """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
+    ids; scenarios and vignettes; the plan."""
     personas = load_personas(config.personas, config.persona_ids)
     qaps = load_qaps(seed_file(config))
     seeds = matchable(qaps)
@@ -85,7 +145,21 @@ def load_inputs(config: RunConfig) -> RunInputs:
     elif isinstance(target, RAGTargetConfig):
         chunks = load_chunks(target.knowledge_base)
         gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
-    return RunInputs(personas, seeds, plan(personas, seeds, config.variants), repeated, gold)
+    scenarios = load_run_scenarios(config)
+    vignettes: dict[str, dict[str, Vignette]] = {}
+    planned = []
+    for scenario in scenarios:
+        ids: list[str] = []
+        if scenario.source == "vignettes" and scenario.vignettes is not None:
+            every = load_vignettes(scenario.vignettes)
+            ids = scenario_vignettes(scenario, every, config.domain)
+            vignettes[scenario.id] = {vignette_id(i): v for i, v in enumerate(every) if vignette_id(i) in ids}
+        planned.append(PlannedScenario(scenario, scenario_seeds(scenario, config.probes, seeds, ids)))
+    by_id = {s.id: s for s in scenarios}
+    if config.variants:
+        by_id[VARIANT_SCENARIO] = variant_scenario()
+    cells = plan(personas, seeds if config.variants else [], config.variants, planned)
+    return RunInputs(personas, seeds, by_id, vignettes, config.domain, cells, repeated, gold)
 
 
 def stage_progress(progress: Progress | None, label: str, total: int, done: int) -> Callable[[], None]:
@@ -96,57 +170,99 @@ def stage_progress(progress: Progress | None, label: str, total: int, done: int)
     return lambda: progress.advance(task)
 
 
+def _noise_label(noise: NoiseConfig) -> str:
+    return f"{noise.model}@{expected_rate(noise):g}"
+
+
 async def generate_probes(
     run_id: str,
     config: RunConfig,
     inputs: RunInputs,
     llm: LLMClient,
+    embedder: Embedder,
     probes: JsonlLog[Probe],
     progress: Progress | None = None,
 ) -> None:
-    """One LLM call per (persona, QAP) with a missing probe; writes a probe per cell."""
-    groups: dict[tuple[str, str], list[Cell]] = defaultdict(list)
+    """One LLM call per cell without a probe; then, per group of cells with the same persona,
+    scenario and seed, the fidelity checks; then the persona's (or scenario's) noise."""
+    groups: dict[tuple[str, str, str], list[Cell]] = defaultdict(list)
     for cell in inputs.cells:
-        if cell.cell_id not in probes.records:
-            groups[(cell.persona_id, cell.seed_id)].append(cell)
-    done = len(inputs.cells) - sum(len(c) for c in groups.values())
+        groups[(cell.persona_id, cell.scenario_id, cell.seed_id)].append(cell)
+    todo = {
+        key: cells for key, cells in groups.items() if any(c.cell_id not in probes.records for c in cells)
+    }
+    done = len(inputs.cells) - sum(
+        1 for cells in todo.values() for c in cells if c.cell_id not in probes.records
+    )
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
-    qaps = {q.id: q for q in inputs.qaps}
-    prompt = prompt_id()
 
-    async def one_group(persona_id: str, seed_id: str, cells: list[Cell]) -> None:
-        seed = sampling_seed(config.seed, persona_id, seed_id)
-        base = dict(
-            run_id=run_id,
-            sampling_seed=seed,
-            prompt=prompt,
-            llm_model=config.llm.model,
-            gold_ids=inputs.gold[seed_id],
-        )
+    async def one_cell(
+        cell: Cell, messages: list[dict[str, str]], seed: int
+    ) -> tuple[str | None, str | None]:
         try:
-            variants = await generate_variants(
-                llm, personas[persona_id], qaps[seed_id], config.variants, seed
-            )
+            text = await write_probe(llm, messages, seed)
         except LLMError as error:
-            for cell in cells:
-                probes.append(Probe(**base, **cell.model_dump(), text=None, error=str(error)))
-                advance()
-            return
-        for cell in cells:
-            variant = variants[cell.variant]
+            return None, str(error)
+        finally:
+            advance()
+        return (text, None) if text else (None, "empty question")
+
+    async def one_group(cells: list[Cell]) -> None:
+        persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
+        source = inputs.source(cells[0])
+        prompt = prompt_id(scenario)
+        written: dict[str, tuple[str | None, str | None]] = {
+            c.cell_id: (probes.records[c.cell_id].text, probes.records[c.cell_id].error)
+            for c in cells
+            if c.cell_id in probes.records
+        }
+        missing = [c for c in cells if c.cell_id not in written]
+        results = await asyncio.gather(
+            *(
+                one_cell(
+                    c,
+                    probe_messages(persona, scenario, inputs.domain, source, c.variant),
+                    sampling_seed(config.seed, c),
+                )
+                for c in missing
+            )
+        )
+        written.update({c.cell_id: result for c, result in zip(missing, results, strict=True)})
+        texts = [written[c.cell_id][0] for c in cells]
+        bound = config.min_similarity if scenario.keeps_meaning else None
+        task = probe_messages(persona, scenario, inputs.domain, source, 0)[-1]["content"]
+        checks = check_group(texts, source.seed_text, embedder, bound, scenario.examples, task)
+        noise = scenario.noise or persona.noise
+        for cell, text, fidelity in zip(cells, texts, checks, strict=True):
+            if cell.cell_id in probes.records:
+                continue
+            seed = sampling_seed(config.seed, cell)
+            noisy = apply_noise(text, noise, seed) if text else None
             probes.append(
                 Probe(
-                    **base,
+                    run_id=run_id,
                     **cell.model_dump(),
-                    text=variant.text,
-                    duplicate_of=variant.duplicate_of,
-                    error=None if variant.text else "empty variant",
+                    text=text,
+                    noisy_text=noisy,
+                    noise=_noise_label(noise) if noisy is not None else None,
+                    expected_behaviour=scenario.expected_behaviour,
+                    also_safe=scenario.also_safe,
+                    severity=scenario.severity,
+                    question_type=scenario.question_type,
+                    seed_text=source.seed_text,
+                    sub_questions=source.questions if scenario.source == "multi_question" else None,
+                    urgency=source.urgency,
+                    fidelity=fidelity,
+                    sampling_seed=seed,
+                    prompt=prompt,
+                    llm_model=config.llm.model,
+                    gold_ids=inputs.gold_ids(cell),
+                    error=written[cell.cell_id][1],
                 )
             )
-            advance()
 
-    await gather_all([one_group(p, s, cells) for (p, s), cells in groups.items()])
+    await gather_all([one_group(cells) for cells in todo.values()])
 
 
 async def gather_all(jobs: list[Awaitable[None]]) -> None:
@@ -165,6 +281,8 @@ def _skip_reason(probe: Probe) -> str | None:
         return "generation_error"
     if probe.duplicate_of is not None:
         return "duplicate"
+    if probe.fidelity is not None and not probe.fidelity.valid:
+        return "invalid"
     return None
 
 
@@ -235,14 +353,15 @@ def score_responses(
     for cell in inputs.cells:
         probe, response = probes.records[cell.cell_id], responses.records[cell.cell_id]
         ids, excluded = probe.cell_ids(), _excluded(response)
-        if own_qaps:
+        one_seed = inputs.scenarios[cell.scenario_id].source == "qap"
+        if own_qaps and one_seed and f"{cell.cell_id}/{match.METRIC}" not in scores.records:
             scores.append(match.qap_match(probe, response))
         if probe.gold_ids is not None and f"{cell.cell_id}/{RETRIEVAL}" not in scores.records:
             ranked = [c.id for c in response.contexts]
             values = retrieval_metrics(ranked, probe.gold_ids) if not excluded else {}
             reason = excluded or (None if probe.gold_ids else "no_gold")
             scores.append(Score(**ids, metric=RETRIEVAL, value=None, values=values, excluded=reason))
-        if f"{cell.cell_id}/{ANSWER_SIMILARITY}" in scores.records:
+        if not one_seed or f"{cell.cell_id}/{ANSWER_SIMILARITY}" in scores.records:
             continue
         if excluded or not response.answer:
             reason = excluded or "no_answer"
@@ -275,7 +394,7 @@ async def execute(
     target = None
     try:
         with progress if progress is not None else nullcontext():
-            await generate_probes(store.run_id, config, inputs, llm, probes, progress)
+            await generate_probes(store.run_id, config, inputs, llm, embedder, probes, progress)
             target = build_target(config.target, embedder, llm, name=config.name, use_cache=use_cache)
             await ask_target(target, inputs, probes, responses, config.llm.concurrency, progress)
             score_responses(config, inputs, embedder, probes, responses, scores)
@@ -290,8 +409,11 @@ async def execute(
     persona_ids = [p.id for p in inputs.personas]
     cell_scores = list(scores.records.values())
     accuracy = None
-    if asks_own_qaps(config):
-        rows, total = accuracy_by_persona([s for s in cell_scores if s.metric == match.METRIC], persona_ids)
+    if asks_own_qaps(config) and config.variants:
+        variant_scores = [
+            s for s in cell_scores if s.metric == match.METRIC and s.scenario_id == VARIANT_SCENARIO
+        ]
+        rows, total = accuracy_by_persona(variant_scores, persona_ids)
         accuracy = QAPAccuracy(personas=rows, total=total)
     cell_responses = [responses.records[c.cell_id] for c in inputs.cells]
     summary = RunSummary(
@@ -302,6 +424,8 @@ async def execute(
         excluded=dict(Counter(reason for r in cell_responses if (reason := _excluded(r)))),
         accuracy=accuracy,
         metrics=means_by_persona([s for s in cell_scores if s.metric != match.METRIC], persona_ids),
+        fidelity=fidelity_summary(inputs.personas, [probes.records[c.cell_id] for c in inputs.cells]),
+        scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
         llm=llm.usage,
         duration_s=round(time.perf_counter() - started, 3),
     )

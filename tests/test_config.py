@@ -133,13 +133,16 @@ def test_probe_asks_noisy_text_when_there_is_one():
         run_id="r",
         cell_id="c",
         persona_id="p",
+        scenario_id="x",
         seed_id="s",
         variant=0,
+        expected_behaviour="answer",
         sampling_seed=1,
         prompt="x",
         llm_model="m",
     )
     assert Probe(**base, text="clean").asked_text == "clean"
     assert Probe(**base, text="clean", noisy_text="klean").asked_text == "klean"
+    assert Probe(**base, text="clean", noisy_text="").asked_text == ""  # speech-to-text lost it all
     with pytest.raises(Exception, match="extra"):
         Probe(**base, text="t", colour="red")

@@ -16,6 +16,7 @@ name: tiny
 target: {kind: qap, qaps: data/qaps.jsonl, threshold: 0.5}
 personas: personas
 variants: 2
+scenarios: []
 limit: 2
 llm: {concurrency: 2, max_tokens: 200}
 """
@@ -75,6 +76,7 @@ target:
 seeds: data/qaps.jsonl
 personas: personas
 variants: 2
+scenarios: []
 limit: 1
 llm: {concurrency: 2, max_tokens: 200}
 """

@@ -10,6 +10,7 @@ from test_cli import assert_one_line_error, simpop
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
+from simpop.testing.patients import angle_index, quoted
 
 QAPS = [
     {
@@ -34,10 +35,9 @@ DOCS = {
 def variants_reply(request: dict) -> Reply:
     if "response_format" not in request:  # the bot's own answer
         return Reply("Ask your eye doctor about drops.")
-    n = request["response_format"]["json_schema"]["schema"]["properties"]["questions"]["minItems"]
-    topic = request["messages"][1]["content"].split('"')[1].rstrip("?")
+    topic = quoted(request)[0].rstrip("?")
     forms = ["{t}?", "My doctor mentioned it and I worry a lot. {t}? (second try)"]
-    return Reply(json.dumps({"questions": [forms[i % 2].format(t=topic) for i in range(n)]}))
+    return Reply(json.dumps({"question": forms[angle_index(request) % 2].format(t=topic)}))
 
 
 @pytest.fixture
@@ -64,6 +64,7 @@ target:
 seeds: seeds.jsonl
 personas: personas
 variants: 2
+scenarios: []
 llm: {{base_url: '{server.base_url}'}}
 """
         path = write_config(rag_project, config)
@@ -116,6 +117,7 @@ target:
 seeds: seeds.jsonl
 personas: personas
 variants: 2
+scenarios: []
 llm: {{base_url: '{llm.base_url}'}}
 """
         path = write_config(rag_project, config)
@@ -137,7 +139,7 @@ def test_unreachable_bot_stops_with_one_line_and_keeps_the_probes(rag_project):
     with FakeOpenAIServer(default=variants_reply) as llm:
         config = (
             f"name: down\ntarget: {{kind: http, url: '{url}', retries: 0}}\nseeds: seeds.jsonl\n"
-            f"personas: personas\nvariants: 1\nllm: {{base_url: '{llm.base_url}'}}\n"
+            f"personas: personas\nvariants: 1\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
         )
         path = write_config(rag_project, config)
         result = simpop("run", str(path), "--personas", "high-literacy", cwd=rag_project)
@@ -163,7 +165,7 @@ def test_bad_target_configs(rag_project, target, message):
     seeds = "" if "seeds" in message else "seeds: seeds.jsonl\n"
     path = write_config(rag_project, f"name: bad\ntarget: {target}\n{seeds}personas: personas\n")
     with FakeOpenAIServer(default=variants_reply) as llm:
-        text = path.read_text() + f"llm: {{base_url: '{llm.base_url}'}}\nvariants: 1\n"
+        text = path.read_text() + f"llm: {{base_url: '{llm.base_url}'}}\nvariants: 1\nscenarios: []\n"
         path.write_text(text)
         result = simpop("run", str(path), "--personas", "high-literacy", "--limit", "1", cwd=rag_project)
     assert_one_line_error(result, message)

@@ -14,15 +14,14 @@ from conftest import write_config
 from test_cli import simpop
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+from simpop.testing.patients import angle_index, quoted
 
 WORDS = ["Is it bad for my eyes", "How do doctors fix it", "Can my children get this", "What should I do now"]
 
 
 def variants_reply(request: dict) -> Reply:
-    schema = request["response_format"]["json_schema"]["schema"]
-    n = schema["properties"]["questions"]["minItems"]
-    topic = request["messages"][1]["content"].split('"')[1]
-    return Reply(json.dumps({"questions": [f"{WORDS[i % 4]}, this {topic}?" for i in range(n)]}))
+    topic = quoted(request)[0]
+    return Reply(json.dumps({"question": f"{WORDS[angle_index(request) % 4]}, this {topic}?"}))
 
 
 def counts(path):
@@ -36,7 +35,7 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     with FakeOpenAIServer(default=variants_reply, latency=0.4) as server:
         config = (
             "name: resume\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\n"
-            f"variants: 3\nlimit: 5\nllm: {{base_url: '{server.base_url}', concurrency: 2}}\n"
+            f"variants: 3\nlimit: 5\nscenarios: []\nllm: {{base_url: '{server.base_url}', concurrency: 2}}\n"
         )
         path = write_config(project, config)
         planned = 5 * 6 * 3
@@ -72,5 +71,6 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["planned_cells"] == planned
     assert summary["accuracy"]["total"]["n"] + sum(summary["excluded"].values()) == planned
-    # only the groups the killed run had not written were generated again
-    assert len(server.requests) < 2 * 30
+    # one request per cell: replies received before the kill come from the cache on resume
+    # (only the requests in flight at the kill, at most the concurrency, are sent again)
+    assert planned <= len(server.requests) <= planned + 2

@@ -3,11 +3,11 @@ from __future__ import annotations
 import pytest
 
 from simpop.metrics.match import qap_match
-from simpop.models import Probe, Response, Score
+from simpop.models import Fidelity, Probe, Response, Score
 from simpop.report.aggregate import accuracy, accuracy_by_persona, excluded_counts
 from simpop.report.stats import wilson_interval
 
-IDS = dict(run_id="r", cell_id="c", persona_id="p", seed_id="q1", variant=0)
+IDS = dict(run_id="r", cell_id="c", persona_id="p", scenario_id="x", seed_id="q1", variant=0)
 
 
 def test_wilson_hand_computed():
@@ -26,7 +26,8 @@ def test_wilson_hand_computed():
 
 
 def _probe(**kw):
-    return Probe(**IDS, text="What is glaucoma?", sampling_seed=1, prompt="x", llm_model="m", **kw)
+    fields = dict(text="What is glaucoma?", expected_behaviour="answer", sampling_seed=1, prompt="x", llm_model="m")
+    return Probe(**IDS, **(fields | kw))
 
 
 def _response(**kw):
@@ -39,7 +40,7 @@ def test_qap_match_labels():
     assert (wrong.label, wrong.value) == ("wrong", 0.0)
     none = qap_match(_probe(), _response(matched_id=None, no_answer_reason="under threshold"))
     assert (none.label, none.value) == ("no_answer", 0.0)
-    skipped = qap_match(_probe(duplicate_of=0), _response(skipped="duplicate"))
+    skipped = qap_match(_probe(fidelity=Fidelity(reading_grade=1.0, words=3, duplicate_of=0)), _response(skipped="duplicate"))
     assert (skipped.excluded, skipped.value) == ("duplicate", None)
     failed = qap_match(_probe(), _response(error="TimeoutError: slow"))
     assert failed.excluded == "target_error"

@@ -1,29 +1,105 @@
-"""The plan: persona x seed QAP x variant, each cell with a deterministic id."""
+"""The plan: every cell of a run (persona x scenario x seed x index) with a deterministic id."""
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
-from simpop.models import QAP, Cell, Persona
+from simpop.models import QAP, Cell, Domain, Persona, Scenario, Vignette
+
+VARIANT_SCENARIO = "qap-variant"
+NO_SEED = "-"
 
 
-def cell_id(persona_id: str, seed_id: str, variant: int) -> str:
-    """Same persona, seed and variant index give the same id in every run."""
-    key = f"variant\x00{persona_id}\x00{seed_id}\x00{variant}"
+def cell_id(persona_id: str, scenario_id: str, seed_id: str, index: int) -> str:
+    """Same persona, scenario, seed and index give the same id in every run."""
+    key = f"{scenario_id}\x00{persona_id}\x00{seed_id}\x00{index}"
     return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
-def sampling_seed(run_seed: int, persona_id: str, seed_id: str) -> int:
-    """The LLM sampling seed of one persona rephrasing one QAP, derived from the run seed."""
-    key = f"{run_seed}\x00{persona_id}\x00{seed_id}"
+def sampling_seed(run_seed: int, cell: Cell) -> int:
+    """The LLM sampling seed of one cell, derived from the run seed."""
+    key = f"{run_seed}\x00{cell.cell_id}"
     return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % (2**31)
 
 
-def plan(personas: list[Persona], qaps: list[QAP], variants: int) -> list[Cell]:
-    """Every cell of the run, ordered by QAP, then persona, then variant index."""
+@lru_cache(maxsize=1)
+def variant_scenario() -> Scenario:
+    """The built-in scenario of ``--variants``: a persona rephrases a seed QAP."""
+    from simpop.config import load_scenario
+
+    return load_scenario(Path(__file__).parent / "builtin" / f"{VARIANT_SCENARIO}.yaml")
+
+
+def vignette_id(index: int) -> str:
+    return f"vignette-{index + 1}"
+
+
+def scenario_vignettes(scenario: Scenario, vignettes: list[Vignette], domain: Domain | None) -> list[str]:
+    """Ids of the vignettes of the scenario's urgency levels, leaving out diagnoses within the
+    bot's own domain (its ``keywords``), which are not out of scope for it."""
+    keywords = [k.lower() for k in (domain.keywords if domain else [])]
     return [
-        Cell(cell_id=cell_id(p.id, q.id, v), persona_id=p.id, seed_id=q.id, variant=v)
+        vignette_id(i)
+        for i, v in enumerate(vignettes)
+        if v.urgency_level in scenario.urgency and not any(k in v.correct_diagnosis.lower() for k in keywords)
+    ]
+
+
+def scenario_seeds(scenario: Scenario, count: int, qaps: list[QAP], vignettes: list[str]) -> list[str]:
+    """The seed of each of a scenario's ``count`` probes (the same for every persona, so
+    personas are compared on the same situations)."""
+    if scenario.source == "generate":
+        return [NO_SEED] * count
+    if scenario.source == "vignettes":
+        return [vignettes[i % len(vignettes)] for i in range(count)] if vignettes else []
+    if not qaps:
+        return []
+    if scenario.source == "qap":
+        return [qaps[i % len(qaps)].id for i in range(count)]
+    seeds, start = [], 0
+    for i in range(count):
+        size = min(scenario.combine[i % len(scenario.combine)], len(qaps))
+        seeds.append("+".join(qaps[(start + j) % len(qaps)].id for j in range(size)))
+        start += size
+    return seeds
+
+
+@dataclass(frozen=True)
+class PlannedScenario:
+    scenario: Scenario
+    seeds: list[str]
+
+
+def plan(
+    personas: list[Persona], qaps: list[QAP], variants: int, scenarios: list[PlannedScenario]
+) -> list[Cell]:
+    """Variant cells (by QAP, persona, index), then scenario cells (by scenario, persona, index)."""
+    cells = [
+        Cell(
+            cell_id=cell_id(p.id, VARIANT_SCENARIO, q.id, v),
+            persona_id=p.id,
+            scenario_id=VARIANT_SCENARIO,
+            seed_id=q.id,
+            variant=v,
+        )
         for q in qaps
         for p in personas
         for v in range(variants)
     ]
+    for planned in scenarios:
+        for p in personas:
+            for index, seed in enumerate(planned.seeds):
+                sid = planned.scenario.id
+                cells.append(
+                    Cell(
+                        cell_id=cell_id(p.id, sid, seed, index),
+                        persona_id=p.id,
+                        scenario_id=sid,
+                        seed_id=seed,
+                        variant=index,
+                    )
+                )
+    return cells

@@ -6,8 +6,10 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
+import yaml
 
 _FOLDER = Path(__file__).parent
 _ENV = jinja2.Environment(
@@ -41,3 +43,10 @@ def load_prompt(name: str) -> Prompt:
     source = (_FOLDER / f"{name}.j2").read_text(encoding="utf-8")
     version = hashlib.sha256(source.encode()).hexdigest()[:8]
     return Prompt(name=name, version=version, template=_ENV.get_template(f"{name}.j2"))
+
+
+@lru_cache(maxsize=None)
+def load_prompt_data(name: str) -> tuple[Any, str]:
+    """The YAML data file ``<name>.yaml`` that prompts draw on, and its version (content hash)."""
+    source = (_FOLDER / f"{name}.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(source), hashlib.sha256(source.encode()).hexdigest()[:8]

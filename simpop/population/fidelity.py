@@ -1,0 +1,133 @@
+"""Persona fidelity: is a simulated question believable before we blame the bot for it?
+
+Reading grade (Flesch-Kincaid), length, embedding similarity to the seed question, and
+near-duplicates within a group of probes written for the same persona, scenario and seed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rapidfuzz import fuzz
+
+from simpop.embed import Embedder
+from simpop.models import Fidelity
+
+NEAR_DUPLICATE = 90.0  # rapidfuzz ratio (0-100) at or above which two questions are one
+_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
+
+
+def syllables(word: str) -> int:
+    """Syllables of a word: vowel sounds in the CMU dictionary, else vowel groups."""
+    import pronouncing
+
+    word = word.lower()
+    phones = pronouncing.phones_for_word(word)
+    if phones:
+        return max(1, pronouncing.syllable_count(phones[0]))
+    groups = re.findall(r"[aeiouy]+", word)
+    count = len(groups) - (1 if word.endswith("e") and len(groups) > 1 else 0)
+    return max(1, count)
+
+
+def reading_grade(text: str) -> float | None:
+    """Flesch-Kincaid grade level (Kincaid et al. 1975):
+    0.39 * words/sentences + 11.8 * syllables/words - 15.59. ``None`` for text without words."""
+    words = _WORD.findall(text)
+    if not words:
+        return None
+    sentences = max(1, len(_SENTENCE_END.findall(text.strip())))
+    total = sum(syllables(w) for w in words)
+    return round(0.39 * len(words) / sentences + 11.8 * total / len(words) - 15.59, 2)
+
+
+def fold(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def near_duplicates(texts: list[str | None], threshold: float = NEAR_DUPLICATE) -> list[int | None]:
+    """For each text, the index of the first earlier text it (nearly) repeats, else ``None``."""
+    kept: list[tuple[int, str]] = []
+    result: list[int | None] = []
+    for index, text in enumerate(texts):
+        if not text:
+            result.append(None)
+            continue
+        folded = fold(text)
+        twin = next((i for i, k in kept if fuzz.ratio(folded, k) >= threshold), None)
+        if twin is None:
+            kept.append((index, folded))
+        result.append(twin)
+    return result
+
+
+def distinct_ratio(texts: list[str], threshold: float = NEAR_DUPLICATE) -> float | None:
+    """Distinct questions (near-duplicates counted once) over all questions."""
+    if not texts:
+        return None
+    distinct = sum(1 for twin in near_duplicates(list(texts), threshold) if twin is None)
+    return round(distinct / len(texts), 3)
+
+
+ECHO_WORDS = 8  # a run of this many words copied from the prompt is an echo, not a question
+REPEATS = 3  # a sentence said this often is a generation loop
+
+
+def _word_runs(text: str, n: int) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def flaw(text: str, examples: list[str], prompt: str) -> str | None:
+    """Why a generated question is not a patient's question, if it is not: a copy of one of
+    the scenario's examples, an echo of the prompt, or a loop of repeated sentences."""
+    folded = fold(text)
+    if any(fuzz.ratio(folded, fold(example)) >= NEAR_DUPLICATE for example in examples):
+        return "copies an example of the prompt"
+    if _word_runs(text, ECHO_WORDS) & _word_runs(prompt, ECHO_WORDS):
+        return "echoes the prompt"
+    sentences = [fold(s) for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+    if sentences and max(sentences.count(s) for s in sentences) >= REPEATS:
+        return "repeats itself"
+    return None
+
+
+def check_group(
+    texts: list[str | None],
+    seed_text: str | None,
+    embedder: Embedder,
+    min_similarity: float | None,
+    examples: Sequence[str] = (),
+    prompt: str = "",
+) -> list[Fidelity | None]:
+    """Fidelity of each question of one group. Invalid: a question that drifted from its
+    seed's meaning (below ``min_similarity``, for probes that must keep it), or that copies an
+    example, echoes the prompt or repeats itself."""
+    similarities: list[float | None] = [None] * len(texts)
+    present = [i for i, t in enumerate(texts) if t]
+    if seed_text and present:
+        vectors = embedder.embed([seed_text, *(texts[i] or "" for i in present)])
+        for i, vector in zip(present, vectors[1:], strict=True):
+            similarities[i] = round(float(vector @ vectors[0]), 4)
+    twins = near_duplicates(texts)
+    result: list[Fidelity | None] = []
+    for text, similarity, twin in zip(texts, similarities, twins, strict=True):
+        if not text:
+            result.append(None)
+            continue
+        drifted = min_similarity is not None and similarity is not None and similarity < min_similarity
+        reason = f"meaning drifted: similarity {similarity:.2f} < {min_similarity:g}" if drifted else None
+        reason = flaw(text, examples, prompt) or reason
+        result.append(
+            Fidelity(
+                reading_grade=reading_grade(text),
+                words=len(text.split()),
+                seed_similarity=similarity,
+                duplicate_of=twin,
+                valid=reason is None,
+                reason=reason,
+            )
+        )
+    return result

@@ -1,0 +1,117 @@
+"""Probes: the LLM, acting as a persona, writes one message for a cell of the plan
+(Reichenpfader et al.'s semi-automated mode), from the scenario's situation and seed."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, Field
+
+from simpop.errors import ConfigError
+from simpop.llm import LLMClient
+from simpop.models import Domain, Persona, Scenario, Urgency
+from simpop.prompts import load_prompt, load_prompt_data
+
+LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian"}
+MAX_EVERYDAY_WORDS = 8
+_NUMBERING = re.compile(r"^\s*(?:[-*\u2022]+|\(?\d+[.)\]:]|[a-z][.)])\s*", re.IGNORECASE)
+_TEMPLATES = SandboxedEnvironment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+
+
+class ProbeText(BaseModel):
+    """The reply schema: one patient message."""
+
+    model_config = ConfigDict(extra="forbid")
+    question: str = Field(min_length=1, max_length=800)
+
+
+@dataclass(frozen=True)
+class ProbeSource:
+    """What one probe is written from: seed question(s) or a vignette."""
+
+    questions: list[str]
+    vignette: str | None = None
+    urgency: Urgency | None = None
+
+    @property
+    def seed_text(self) -> str | None:
+        return self.vignette or (" | ".join(self.questions) if self.questions else None)
+
+
+def clean_question(text: str) -> str:
+    """Strip list numbering, bullets, quotes and surrounding blanks."""
+    text = _NUMBERING.sub("", text.strip())
+    return text.strip().strip("\"'\u201c\u201d").strip()
+
+
+def angles() -> list[str]:
+    return load_prompt_data("angles")[0]
+
+
+def everyday_lexicon() -> dict[str, str]:
+    return load_prompt_data("everyday_words")[0]
+
+
+def everyday_words(persona: Persona, text: str) -> list[tuple[str, str]]:
+    """For low health literacy: everyday words for the medical terms in ``text``."""
+    if persona.health_literacy != "low":
+        return []
+    lowered = text.lower()
+    found = [(t, w) for t, w in everyday_lexicon().items() if re.search(rf"\b{re.escape(t)}\b", lowered)]
+    return found[:MAX_EVERYDAY_WORDS]
+
+
+def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource) -> str:
+    """The scenario's prompt template, filled in."""
+    try:
+        template = _TEMPLATES.from_string(scenario.prompt)
+        return template.render(
+            domain=domain,
+            seed=source.questions[0] if source.questions else None,
+            seeds=source.questions,
+            vignette=source.vignette,
+        ).strip()
+    except jinja2.TemplateError as error:
+        raise ConfigError(f"scenario '{scenario.id}': field 'prompt': {error}") from None
+
+
+def scenario_version(scenario: Scenario) -> str:
+    """The version of a scenario's prompt and examples: their content hash."""
+    text = scenario.prompt + "\x00" + "\x00".join(scenario.examples)
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def prompt_id(scenario: Scenario) -> str:
+    """The versions of the prompts that write a probe, recorded on it."""
+    templates = [load_prompt(name).id for name in ("patient_system", "probe_task")]
+    data = [f"{name}@{load_prompt_data(name)[1]}" for name in ("angles", "everyday_words")]
+    return "+".join([*templates, *data, f"{scenario.id}@{scenario_version(scenario)}"])
+
+
+def probe_messages(
+    persona: Persona, scenario: Scenario, domain: Domain | None, source: ProbeSource, index: int
+) -> list[dict[str, str]]:
+    system = load_prompt("patient_system").render(
+        vignette=persona.vignette.strip(),
+        language_name=LANGUAGE_NAMES.get(persona.language, persona.language),
+        language_level=persona.language_level,
+        health_literacy=persona.health_literacy,
+    )
+    text = situation(scenario, domain, source)
+    task = load_prompt("probe_task").render(
+        situation=text,
+        examples=scenario.examples,
+        angle=angles()[index % len(angles())],
+        everyday_words=everyday_words(persona, " ".join(source.questions) or text),
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": task}]
+
+
+async def write_probe(llm: LLMClient, messages: list[dict[str, str]], seed: int) -> str:
+    """One patient message (cleaned; may be empty)."""
+    reply = await llm.structured(messages, ProbeText, seed=seed)
+    return clean_question(reply.question)

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import pytest
+
+from simpop.models import Fidelity, Persona, Probe
+from simpop.population.fidelity import (
+    check_group,
+    distinct_ratio,
+    flaw,
+    near_duplicates,
+    reading_grade,
+    syllables,
+)
+from simpop.report.fidelity import fidelity_summary
+
+
+def test_reading_grade_hand_computed():
+    # 6 words, 1 sentence, 6 syllables: 0.39 * 6 + 11.8 * 1 - 15.59
+    assert reading_grade("The cat sat on the mat.") == pytest.approx(-1.45)
+    # 4 words, 2 sentences, 7 syllables (glau-co-ma, pain-ful): 0.39 * 2 + 11.8 * 7 / 4 - 15.59
+    assert reading_grade("Is glaucoma painful? Yes.") == pytest.approx(
+        0.39 * 2 + 11.8 * 7 / 4 - 15.59, abs=0.01
+    )
+    assert reading_grade("???") is None
+    assert [syllables(w) for w in ("eye", "operation", "blorpit", "flarbe")] == [
+        1,
+        4,
+        2,
+        1,
+    ]  # dictionary, then vowel groups
+
+
+def test_near_duplicates_and_distinct_ratio():
+    texts = [
+        "What is glaucoma?",
+        "what is  glaucoma?",
+        "What is glaucoma ?",
+        None,
+        "How is glaucoma treated?",
+    ]
+    assert near_duplicates(texts) == [None, 0, 0, None, None]
+    assert distinct_ratio(["a b c", "A b c", "x y z", "p q r"]) == 0.75
+
+
+def test_flaws_of_generated_questions():
+    assert (
+        flaw("What is a cataract exactly?", ["what is a cataract exactly"], "")
+        == "copies an example of the prompt"
+    )
+    prompt = "The chatbot is for an information line of an eye clinic for adult patients and their families."
+    echo = "The chatbot is for an information line of an eye clinic for adults, what is it?"
+    assert flaw(echo, [], prompt) == "echoes the prompt"
+    assert (
+        flaw("Can it make me blind? Can it make me blind? Can it make me blind?", [], "") == "repeats itself"
+    )
+    assert flaw("Can it make me blind? And does it hurt?", ["Is it bad?"], prompt) is None
+
+
+def test_check_group_marks_drifted_meaning_invalid(embedder):
+    seed = "What is (are) Glaucoma ?"
+    texts = [
+        "what is glaucoma exactly",
+        "What is glaucoma exactly?",
+        "Where can I park my car at the hospital?",
+        None,
+    ]
+    checks = check_group(texts, seed, embedder, min_similarity=0.6)
+    assert checks[0].valid and checks[0].seed_similarity > 0.6 and checks[0].duplicate_of is None
+    assert checks[1].duplicate_of == 0
+    assert not checks[2].valid and checks[2].seed_similarity < 0.6 and "drifted" in checks[2].reason
+    assert checks[3] is None
+    unbound = check_group(texts, seed, embedder, min_similarity=None)
+    assert unbound[2].valid  # scenarios that write new questions are not held to the seed
+
+
+def _persona(pid: str, literacy: str) -> Persona:
+    return Persona(id=pid, name=pid, vignette="v", health_literacy=literacy, language_level="native")
+
+
+def _probe(
+    pid: str, i: int, text: str | None, grade: float, valid: bool = True, twin: int | None = None
+) -> Probe:
+    fidelity = None
+    if text:
+        fidelity = Fidelity(reading_grade=grade, words=len(text.split()), duplicate_of=twin, valid=valid)
+    return Probe(
+        run_id="r",
+        cell_id=f"{pid}{i}",
+        persona_id=pid,
+        scenario_id="s",
+        seed_id="q",
+        variant=i,
+        text=text,
+        noisy_text="I have i pain" if pid == "low" and text else None,
+        expected_behaviour="answer",
+        fidelity=fidelity,
+        sampling_seed=0,
+        prompt="p",
+        llm_model="m",
+    )
+
+
+def test_fidelity_summary_shares_and_warnings():
+    personas = [_persona("low", "low"), _persona("high", "high")]
+    probes = [
+        _probe("low", 0, "I have eye pain today", 9.0),
+        _probe("low", 1, "I have eye pain today", 9.0, twin=0),
+        _probe("low", 2, "Where do I park?", 8.0, valid=False),
+        _probe("low", 3, None, 0.0),
+        _probe("high", 0, "What is glaucoma?", 4.0),
+        _probe("high", 1, "How is glaucoma treated?", 6.0),
+    ]
+    summary = fidelity_summary(personas, probes)
+    low = summary.personas[0]
+    assert (low.planned, low.generated, low.invalid) == (4, 3, 1)
+    assert low.valid_share == 0.25 and low.duplicate_share == pytest.approx(0.333)
+    assert low.distinct_ratio == pytest.approx(0.667) and low.mean_reading_grade == pytest.approx(8.667)
+    # "I have i pain" for 5 + 5 + 4 words: 2 + 2 + 3 (where/do/park substituted) errors
+    assert low.noisy == 3 and low.noisy_wer == pytest.approx(7 / 14)
+    assert summary.reading_grade_by_literacy == {"low": 8.667, "medium": None, "high": 5.0}
+    assert any("do not rise" in w for w in summary.warnings)
+    assert any("'low': only 25%" in w for w in summary.warnings)
+    assert not any("'high'" in w for w in summary.warnings)
