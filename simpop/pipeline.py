@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from rich.progress import Progress
@@ -37,7 +38,7 @@ from simpop.models import (
     Score,
     Vignette,
 )
-from simpop.population.fidelity import check_group
+from simpop.population.fidelity import check_group, most_usable
 from simpop.population.gold import gold_chunk_ids
 from simpop.population.noise import apply_noise, expected_rate
 from simpop.population.plan import (
@@ -51,7 +52,7 @@ from simpop.population.plan import (
     variant_scenario,
     vignette_id,
 )
-from simpop.population.probes import ProbeSource, probe_messages, prompt_id, write_probe
+from simpop.population.probes import OVERSAMPLE, ProbeSource, probe_messages, prompt_id, write_probes
 from simpop.report.aggregate import accuracy_by_persona, means_by_persona
 from simpop.report.fidelity import fidelity_summary
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, JsonlLog, RunStore
@@ -183,8 +184,9 @@ async def generate_probes(
     probes: JsonlLog[Probe],
     progress: Progress | None = None,
 ) -> None:
-    """One LLM call per cell without a probe; then, per group of cells with the same persona,
-    scenario and seed, the fidelity checks; then the persona's (or scenario's) noise."""
+    """One LLM call per group of cells with the same persona, scenario and seed, asking for
+    more messages than cells; the fidelity checks keep the most distinct valid ones; then the
+    persona's (or the scenario's) noise."""
     groups: dict[tuple[str, str, str], list[Cell]] = defaultdict(list)
     for cell in inputs.cells:
         groups[(cell.persona_id, cell.scenario_id, cell.seed_id)].append(cell)
@@ -197,48 +199,35 @@ async def generate_probes(
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
 
-    async def one_cell(
-        cell: Cell, messages: list[dict[str, str]], seed: int
-    ) -> tuple[str | None, str | None]:
-        try:
-            text = await write_probe(llm, messages, seed)
-        except LLMError as error:
-            return None, str(error)
-        finally:
-            advance()
-        return (text, None) if text else (None, "empty question")
-
     async def one_group(cells: list[Cell]) -> None:
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
         source = inputs.source(cells[0])
-        prompt = prompt_id(scenario)
-        written: dict[str, tuple[str | None, str | None]] = {
-            c.cell_id: (probes.records[c.cell_id].text, probes.records[c.cell_id].error)
-            for c in cells
-            if c.cell_id in probes.records
-        }
-        missing = [c for c in cells if c.cell_id not in written]
-        results = await asyncio.gather(
-            *(
-                one_cell(
-                    c,
-                    probe_messages(persona, scenario, inputs.domain, source, c.variant),
-                    sampling_seed(config.seed, c),
-                )
-                for c in missing
+        seed = sampling_seed(config.seed, cells[0])
+        messages = probe_messages(persona, scenario, inputs.domain, source, OVERSAMPLE * len(cells))
+        try:
+            candidates: list[str | None] = list(
+                await write_probes(llm, messages, OVERSAMPLE * len(cells), seed)
             )
-        )
-        written.update({c.cell_id: result for c, result in zip(missing, results, strict=True)})
-        texts = [written[c.cell_id][0] for c in cells]
+            error = None
+        except LLMError as exc:
+            candidates, error = [None] * len(cells), str(exc)
         bound = config.min_similarity if scenario.keeps_meaning else None
-        task = probe_messages(persona, scenario, inputs.domain, source, 0)[-1]["content"]
-        checks = check_group(texts, source.seed_text, embedder, bound, scenario.examples, task)
+        check = partial(
+            check_group,
+            seed_text=source.seed_text,
+            embedder=embedder,
+            min_similarity=bound,
+            examples=scenario.examples,
+            prompt=messages[-1]["content"],
+        )
+        texts = [candidates[i] for i in most_usable(check(candidates), len(cells))]
+        checks = check(texts)  # again, so a duplicate names the probe it repeats
+        prompt = prompt_id(scenario)
         noise = scenario.noise or persona.noise
         for cell, text, fidelity in zip(cells, texts, checks, strict=True):
             if cell.cell_id in probes.records:
                 continue
-            seed = sampling_seed(config.seed, cell)
-            noisy = apply_noise(text, noise, seed) if text else None
+            noisy = apply_noise(text, noise, sampling_seed(config.seed, cell)) if text else None
             probes.append(
                 Probe(
                     run_id=run_id,
@@ -258,9 +247,10 @@ async def generate_probes(
                     prompt=prompt,
                     llm_model=config.llm.model,
                     gold_ids=inputs.gold_ids(cell),
-                    error=written[cell.cell_id][1],
+                    error=error or (None if text else "empty question"),
                 )
             )
+            advance()
 
     await gather_all([one_group(cells) for cells in todo.values()])
 

@@ -34,7 +34,10 @@ def assert_one_line_error(result: subprocess.CompletedProcess, *needles: str) ->
         assert needle in lines[0]
 
 
-GOOD = "name: t\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 1\nlimit: 1\nscenarios: []\n"
+GOOD = (
+    "name: t\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 1\nlimit: 1\n"
+    "scenarios: []\n"
+)
 
 
 def test_malformed_yaml(project):

@@ -7,6 +7,7 @@ from simpop.population.fidelity import (
     check_group,
     distinct_ratio,
     flaw,
+    most_usable,
     near_duplicates,
     reading_grade,
     syllables,
@@ -54,6 +55,18 @@ def test_flaws_of_generated_questions():
         flaw("Can it make me blind? Can it make me blind? Can it make me blind?", [], "") == "repeats itself"
     )
     assert flaw("Can it make me blind? And does it hurt?", ["Is it bad?"], prompt) is None
+
+
+def test_most_usable_prefers_valid_distinct_candidates():
+    checks = [
+        Fidelity(reading_grade=1, words=2, valid=False),
+        None,
+        Fidelity(reading_grade=1, words=2),
+        Fidelity(reading_grade=1, words=2, duplicate_of=2),
+        Fidelity(reading_grade=1, words=2),
+    ]
+    assert most_usable(checks, 2) == [2, 4]
+    assert most_usable(checks, 4) == [2, 4, 0, 1]
 
 
 def test_check_group_marks_drifted_meaning_invalid(embedder):

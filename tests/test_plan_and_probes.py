@@ -20,9 +20,9 @@ from simpop.population.plan import (
 )
 from simpop.population.probes import (
     ProbeSource,
-    ProbeText,
     clean_question,
     everyday_words,
+    messages_model,
     probe_messages,
     situation,
 )
@@ -132,17 +132,16 @@ def test_plan_is_the_cross_product_with_stable_ids():
     assert sampling_seed(0, cells[0]) != sampling_seed(0, cells[1])
 
 
-def test_probe_messages_speak_as_the_persona_and_vary_the_angle():
+def test_probe_messages_speak_as_the_persona():
     variant = variant_scenario()
     source = ProbeSource(["What is (are) Glaucoma ?"])
-    system, user = probe_messages(persona("gary", "low"), variant, None, source, 0)
+    system, user = probe_messages(persona("gary", "low"), variant, None, source, 6)
     assert system["role"] == "system" and system["content"].startswith("You are gary.")
     assert "CEFR level A2" in system["content"] and "health literacy is low" in system["content"]
-    assert '"What is (are) Glaucoma ?"' in user["content"] and '"question"' in user["content"]
+    assert '"What is (are) Glaucoma ?"' in user["content"] and "exactly 6 strings" in user["content"]
     assert 'say "pressure in the eye" for "glaucoma"' in user["content"]  # everyday words, low literacy
-    other = probe_messages(persona("gary", "low"), variant, None, source, 1)[1]["content"]
-    assert other != user["content"]  # another angle
-    high = probe_messages(persona("anna", "high"), variant, None, source, 0)[1]["content"]
+    assert "Ask it as a short, direct question." in user["content"]  # angles to vary the wording
+    high = probe_messages(persona("anna", "high"), variant, None, source, 6)[1]["content"]
     assert "everyday words" not in high
 
 
@@ -163,12 +162,17 @@ def test_situation_renders_domain_and_reports_template_errors():
         situation(broken, DOMAIN, ProbeSource([]))
 
 
-def test_probe_text_schema():
-    assert ProbeText.model_validate({"question": "Is it bad?"}).question == "Is it bad?"
-    with pytest.raises(ValueError):
-        ProbeText.model_validate({"question": ""})
-    with pytest.raises(ValueError):
-        ProbeText.model_validate({"question": "a", "extra": 1})
+def test_messages_schema_requires_exactly_n():
+    model = messages_model(3)
+    assert model.model_json_schema()["properties"]["questions"]["minItems"] == 3
+    model.model_validate({"questions": ["a", "b", "c"]})
+    for bad in (
+        {"questions": ["a", "b"]},
+        {"questions": ["a", "b", ""]},
+        {"questions": ["a", "b", "c"], "x": 1},
+    ):
+        with pytest.raises(ValueError):
+            model.model_validate(bad)
 
 
 def test_vignette_record_forbids_unknown_fields():

@@ -10,7 +10,7 @@ from test_cli import assert_one_line_error, simpop
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
-from simpop.testing.patients import angle_index, quoted
+from simpop.testing.patients import count, quoted
 
 QAPS = [
     {
@@ -36,8 +36,8 @@ def variants_reply(request: dict) -> Reply:
     if "response_format" not in request:  # the bot's own answer
         return Reply("Ask your eye doctor about drops.")
     topic = quoted(request)[0].rstrip("?")
-    forms = ["{t}?", "My doctor mentioned it and I worry a lot. {t}? (second try)"]
-    return Reply(json.dumps({"question": forms[angle_index(request) % 2].format(t=topic)}))
+    forms = ["{t}?", "My doctor mentioned it and I worry a lot. {t}? (second try)", "{t} again?"]
+    return Reply(json.dumps({"questions": [forms[i % 3].format(t=topic) for i in range(count(request))]}))
 
 
 @pytest.fixture

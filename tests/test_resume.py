@@ -14,14 +14,14 @@ from conftest import write_config
 from test_cli import simpop
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import angle_index, quoted
+from simpop.testing.patients import count, quoted
 
 WORDS = ["Is it bad for my eyes", "How do doctors fix it", "Can my children get this", "What should I do now"]
 
 
 def variants_reply(request: dict) -> Reply:
     topic = quoted(request)[0]
-    return Reply(json.dumps({"question": f"{WORDS[angle_index(request) % 4]}, this {topic}?"}))
+    return Reply(json.dumps({"questions": [f"{WORDS[i % 4]}, this {topic}?" for i in range(count(request))]}))
 
 
 def counts(path):
@@ -71,6 +71,6 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["planned_cells"] == planned
     assert summary["accuracy"]["total"]["n"] + sum(summary["excluded"].values()) == planned
-    # one request per cell: replies received before the kill come from the cache on resume
-    # (only the requests in flight at the kill, at most the concurrency, are sent again)
-    assert planned <= len(server.requests) <= planned + 2
+    # one request per persona and seed QAP (30): replies received before the kill come from
+    # the cache on resume; only the requests in flight at the kill (concurrency 2) go again
+    assert 30 <= len(server.requests) <= 30 + 2

@@ -12,16 +12,16 @@ from test_cli import assert_one_line_error, simpop
 
 from simpop.config import load_scenarios
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import angle_index, quoted
+from simpop.testing.patients import count, quoted
 
 PERSONAS = ["low-literacy", "older-phone"]
 
 
 def patient_reply(request: dict) -> Reply:
-    """A patient message: the first words of the seed (or vignette), from the asked angle."""
+    """Patient messages: the first words of the seed (or vignette), numbered."""
     seeds = quoted(request)
-    words = seeds[0].split()[:6] if seeds else ["Hello", "there"]
-    return Reply(json.dumps({"question": " ".join(words) + f" (take {angle_index(request)})?"}))
+    words = " ".join(seeds[0].split()[:6]) if seeds else "Hello there"
+    return Reply(json.dumps({"questions": [f"{words} (take {i})?" for i in range(count(request))]}))
 
 
 @pytest.fixture

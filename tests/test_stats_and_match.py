@@ -26,7 +26,9 @@ def test_wilson_hand_computed():
 
 
 def _probe(**kw):
-    fields = dict(text="What is glaucoma?", expected_behaviour="answer", sampling_seed=1, prompt="x", llm_model="m")
+    fields = dict(
+        text="What is glaucoma?", expected_behaviour="answer", sampling_seed=1, prompt="x", llm_model="m"
+    )
     return Probe(**IDS, **(fields | kw))
 
 
@@ -40,7 +42,9 @@ def test_qap_match_labels():
     assert (wrong.label, wrong.value) == ("wrong", 0.0)
     none = qap_match(_probe(), _response(matched_id=None, no_answer_reason="under threshold"))
     assert (none.label, none.value) == ("no_answer", 0.0)
-    skipped = qap_match(_probe(fidelity=Fidelity(reading_grade=1.0, words=3, duplicate_of=0)), _response(skipped="duplicate"))
+    skipped = qap_match(
+        _probe(fidelity=Fidelity(reading_grade=1.0, words=3, duplicate_of=0)), _response(skipped="duplicate")
+    )
     assert (skipped.excluded, skipped.value) == ("duplicate", None)
     failed = qap_match(_probe(), _response(error="TimeoutError: slow"))
     assert failed.excluded == "target_error"

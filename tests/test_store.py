@@ -10,7 +10,16 @@ from simpop.store import JsonlLog, RunStore
 
 
 def _score(cell: str) -> Score:
-    return Score(run_id="r", cell_id=cell, persona_id="p", scenario_id="x", seed_id="s", variant=0, metric="m", value=1.0)
+    return Score(
+        run_id="r",
+        cell_id=cell,
+        persona_id="p",
+        scenario_id="x",
+        seed_id="s",
+        variant=0,
+        metric="m",
+        value=1.0,
+    )
 
 
 def test_append_is_once_per_cell_and_survives_reload(tmp_path):

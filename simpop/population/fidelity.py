@@ -131,3 +131,11 @@ def check_group(
             )
         )
     return result
+
+
+def most_usable(checks: list[Fidelity | None], n: int) -> list[int]:
+    """Indices of ``n`` candidates to keep: valid, distinct ones first, then the rest, each in
+    the order written."""
+    usable = [i for i, c in enumerate(checks) if c is not None and c.valid and c.duplicate_of is None]
+    rest = [i for i in range(len(checks)) if i not in usable]
+    return (usable + rest)[:n]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Annotated
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 from simpop.errors import ConfigError
 from simpop.llm import LLMClient
@@ -22,11 +24,18 @@ _NUMBERING = re.compile(r"^\s*(?:[-*\u2022]+|\(?\d+[.)\]:]|[a-z][.)])\s*", re.IG
 _TEMPLATES = SandboxedEnvironment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
-class ProbeText(BaseModel):
-    """The reply schema: one patient message."""
+OVERSAMPLE = 3  # messages asked for per probe needed; the most distinct valid ones are kept
 
-    model_config = ConfigDict(extra="forbid")
-    question: str = Field(min_length=1, max_length=800)
+
+@lru_cache(maxsize=None)
+def messages_model(n: int) -> type[BaseModel]:
+    """The reply schema: exactly ``n`` patient messages."""
+    message = Annotated[str, StringConstraints(min_length=1, max_length=800)]
+    return create_model(
+        "PatientMessages",
+        __config__=ConfigDict(extra="forbid"),
+        questions=(list[message], Field(min_length=n, max_length=n)),
+    )
 
 
 @dataclass(frozen=True)
@@ -93,8 +102,10 @@ def prompt_id(scenario: Scenario) -> str:
 
 
 def probe_messages(
-    persona: Persona, scenario: Scenario, domain: Domain | None, source: ProbeSource, index: int
+    persona: Persona, scenario: Scenario, domain: Domain | None, source: ProbeSource, n: int
 ) -> list[dict[str, str]]:
+    """The persona as system prompt; the scenario's situation and ``n`` messages to write as
+    the task."""
     system = load_prompt("patient_system").render(
         vignette=persona.vignette.strip(),
         language_name=LANGUAGE_NAMES.get(persona.language, persona.language),
@@ -105,13 +116,14 @@ def probe_messages(
     task = load_prompt("probe_task").render(
         situation=text,
         examples=scenario.examples,
-        angle=angles()[index % len(angles())],
+        n=n,
+        angles=angles()[: max(n, 3)],
         everyday_words=everyday_words(persona, " ".join(source.questions) or text),
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]
 
 
-async def write_probe(llm: LLMClient, messages: list[dict[str, str]], seed: int) -> str:
-    """One patient message (cleaned; may be empty)."""
-    reply = await llm.structured(messages, ProbeText, seed=seed)
-    return clean_question(reply.question)
+async def write_probes(llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int) -> list[str]:
+    """``n`` patient messages (cleaned; some may be empty)."""
+    reply = await llm.structured(messages, messages_model(n), seed=seed)
+    return [clean_question(text) for text in reply.questions]

@@ -5,18 +5,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from simpop.population.probes import angles
-
 
 def task_text(request: dict[str, Any]) -> str:
     """The user message of a chat-completions request."""
     return next(m["content"] for m in reversed(request["messages"]) if m["role"] == "user")
 
 
-def angle_index(request: dict[str, Any]) -> int:
-    """Which angle (0, 1, ...) a probe-writing request asks for."""
-    text = task_text(request)
-    return next(i for i, angle in enumerate(angles()) if angle in text)
+def count(request: dict[str, Any]) -> int:
+    """How many messages a probe-writing request asks for."""
+    return request["response_format"]["json_schema"]["schema"]["properties"]["questions"]["minItems"]
 
 
 def quoted(request: dict[str, Any]) -> list[str]:
