@@ -90,7 +90,7 @@ def test_resume_of_an_unknown_run(project):
     assert_one_line_error(simpop("run", str(path), "--resume", "nope", cwd=project), "no run to resume")
 
 
-@pytest.mark.parametrize("flag", ["--variants=0", "--limit=-1"])
+@pytest.mark.parametrize("flag", ["--variants=-1", "--probes=0", "--limit=-1"])
 def test_bad_option_values(project, flag):
     path = write_config(project, GOOD)
     result = simpop("run", str(path), flag, cwd=project)

@@ -101,3 +101,27 @@ def test_tiny_hyde_rag_run_with_the_real_llm(project):
     metrics = {s["metric"] for s in read_jsonl(run_dir / "scores.jsonl")}
     assert metrics == {"retrieval", "answer_similarity"}
     assert "answer metrics" in result.stdout
+
+
+def test_scenario_probes_with_the_real_llm(project):
+    """Two scenarios voiced by a voice-line persona: real generation, fidelity, speech noise."""
+    shutil.copytree(ROOT / "scenarios", project / "scenarios")
+    shutil.copytree(ROOT / "data" / "triage-vignettes", project / "data" / "triage-vignettes")
+    shutil.copy(ROOT / "targets" / "eye-domain.yaml", project / "domain.yaml")
+    text = CONFIG.replace("scenarios: []", "scenarios: [off-topic, emergency-outside-pathway]")
+    path = write_config(project, text + "domain: domain.yaml\nscenario_dir: scenarios\nprobes: 2\n")
+    result = simpop("run", str(path), "--personas", "older-phone", "--variants", "0", cwd=project)
+    assert result.returncode == 0, result.stderr
+    [run_dir] = (project / "runs").iterdir()
+    probes = read_jsonl(run_dir / "probes.jsonl")
+    assert sorted(p["scenario_id"] for p in probes) == ["emergency-outside-pathway"] * 2 + ["off-topic"] * 2
+    for probe in probes:
+        assert probe["expected_behaviour"] == (
+            "escalate" if probe["scenario_id"].startswith("emergency") else "decline"
+        )
+        assert probe["text"] and probe["fidelity"]["words"] == len(probe["text"].split())
+        assert probe["noisy_text"] is not None and probe["noise"] == "asr@0.369"  # the voice line
+    assert {p["urgency"] for p in probes if p["scenario_id"] != "off-topic"} == {"em"}
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["llm"]["requests"] == 3  # off-topic: one call for both; one per vignette
+    assert summary["fidelity"]["personas"][0]["planned"] == 4

@@ -25,12 +25,14 @@ _TEMPLATES = SandboxedEnvironment(undefined=jinja2.StrictUndefined, trim_blocks=
 
 
 OVERSAMPLE = 3  # messages asked for per probe needed; the most distinct valid ones are kept
+MAX_MESSAGE_CHARS = 300  # a patient's message; the schema caps it, so a list cannot run away
+TOKENS_PER_MESSAGE = 90  # the reply's token budget per message (300 characters and JSON quoting)
 
 
 @lru_cache(maxsize=None)
 def messages_model(n: int) -> type[BaseModel]:
     """The reply schema: exactly ``n`` patient messages."""
-    message = Annotated[str, StringConstraints(min_length=1, max_length=800)]
+    message = Annotated[str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_CHARS)]
     return create_model(
         "PatientMessages",
         __config__=ConfigDict(extra="forbid"),
@@ -125,5 +127,6 @@ def probe_messages(
 
 async def write_probes(llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int) -> list[str]:
     """``n`` patient messages (cleaned; some may be empty)."""
-    reply = await llm.structured(messages, messages_model(n), seed=seed)
+    budget = TOKENS_PER_MESSAGE * n + 32
+    reply = await llm.structured(messages, messages_model(n), seed=seed, max_tokens=budget)
     return [clean_question(text) for text in reply.questions]
