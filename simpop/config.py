@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -15,6 +16,7 @@ from simpop.errors import ConfigError
 from simpop.models import QAP, TARGET_KINDS, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
 
 M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R", Persona, Scenario)
 
 
 def describe_validation_error(source: str, error: ValidationError) -> str:
@@ -99,23 +101,7 @@ def load_scenario(file: Path) -> Scenario:
 
 def load_scenarios(folder: Path, ids: list[str] | None = None) -> list[Scenario]:
     """Every ``*.yaml`` scenario in ``folder`` (sorted by id), or just the ``ids`` asked for."""
-    if not folder.is_dir():
-        raise ConfigError(f"{folder}: scenario folder not found")
-    scenarios: dict[str, Scenario] = {}
-    for file in sorted(folder.glob("*.y*ml")):
-        scenario = load_scenario(file)
-        if scenario.id in scenarios:
-            raise ConfigError(f"{file}: field 'id': duplicate scenario id '{scenario.id}'")
-        scenarios[scenario.id] = scenario
-    if not scenarios:
-        raise ConfigError(f"{folder}: no scenario files (*.yaml) found")
-    if ids is None:
-        return [scenarios[key] for key in sorted(scenarios)]
-    unknown = [i for i in ids if i not in scenarios]
-    if unknown:
-        known = ", ".join(sorted(scenarios))
-        raise ConfigError(f"unknown scenario id '{unknown[0]}' (known in {folder}: {known})")
-    return [scenarios[i] for i in ids]
+    return _load_folder(folder, "scenario", load_scenario, ids)
 
 
 def load_vignettes(path: Path) -> list[Vignette]:
@@ -127,23 +113,28 @@ def load_vignettes(path: Path) -> list[Vignette]:
 
 def load_personas(folder: Path, ids: list[str] | None = None) -> list[Persona]:
     """Every ``*.yaml`` persona in ``folder`` (sorted by id), or just the ``ids`` asked for."""
+    return _load_folder(folder, "persona", lambda file: validate(Persona, read_yaml(file), str(file)), ids)
+
+
+def _load_folder(folder: Path, kind: str, load: Callable[[Path], R], ids: list[str] | None) -> list[R]:
+    """One record per ``*.yaml`` file of ``folder``, each with a unique ``id``."""
     if not folder.is_dir():
-        raise ConfigError(f"{folder}: persona folder not found")
-    personas: dict[str, Persona] = {}
+        raise ConfigError(f"{folder}: {kind} folder not found")
+    records: dict[str, R] = {}
     for file in sorted(folder.glob("*.y*ml")):
-        persona = validate(Persona, read_yaml(file), str(file))
-        if persona.id in personas:
-            raise ConfigError(f"{file}: field 'id': duplicate persona id '{persona.id}'")
-        personas[persona.id] = persona
-    if not personas:
-        raise ConfigError(f"{folder}: no persona files (*.yaml) found")
+        record = load(file)
+        if record.id in records:
+            raise ConfigError(f"{file}: field 'id': duplicate {kind} id '{record.id}'")
+        records[record.id] = record
+    if not records:
+        raise ConfigError(f"{folder}: no {kind} files (*.yaml) found")
     if ids is None:
-        return [personas[key] for key in sorted(personas)]
-    unknown = [i for i in ids if i not in personas]
+        return [records[key] for key in sorted(records)]
+    unknown = [i for i in ids if i not in records]
     if unknown:
-        known = ", ".join(sorted(personas))
-        raise ConfigError(f"unknown persona id '{unknown[0]}' (known in {folder}: {known})")
-    return [personas[i] for i in ids]
+        known = ", ".join(sorted(records))
+        raise ConfigError(f"unknown {kind} id '{unknown[0]}' (known in {folder}: {known})")
+    return [records[i] for i in ids]
 
 
 _QAP_ID_KEYS = ("id", "qid")
