@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 
 from rich.progress import Progress
@@ -84,8 +84,11 @@ class RunInputs:
         vignette = self.vignettes.get(cell.scenario_id, {}).get(cell.seed_id)
         if vignette is not None:
             return ProbeSource([], vignette.case_description, vignette.urgency_level)
-        qaps = {q.id: q for q in self.qaps}
-        return ProbeSource([qaps[i].question for i in cell.seed_id.split("+")])
+        return ProbeSource([self.qap_by_id[i].question for i in cell.seed_id.split("+")])
+
+    @cached_property
+    def qap_by_id(self) -> dict[str, QAP]:
+        return {q.id: q for q in self.qaps}
 
     def gold_ids(self, cell: Cell) -> list[str] | None:
         """The gold ids of a cell written from seed QAPs (all of them for several)."""

@@ -280,7 +280,7 @@ def asr_noise(text: str, rate: float | None, seed: int, params: ASRParameters = 
             if draw >= p["filler_deletion"]:
                 out.append(token)
         elif draw < p["deletion"]:
-            pass
+            pass  # not heard: the word is left out
         elif draw < p["deletion"] + p["substitution"]:
             out.append(_substitute(token, lex, rng) or token)
         elif draw < p["deletion"] + p["substitution"] + p["boundary"] and (
