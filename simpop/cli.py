@@ -25,7 +25,17 @@ from rich.text import Text
 from simpop import __version__
 from simpop.config import apply_llm_env, load_personas, load_run_config
 from simpop.errors import SimpopError
-from simpop.models import BenchmarkSummary, EmbeddingConfig, LLMConfig, LLMUsage, RunConfig, RunSummary
+from simpop.models import (
+    BenchmarkSummary,
+    EmbeddingConfig,
+    LabelTable,
+    LLMConfig,
+    LLMUsage,
+    RunConfig,
+    RunSummary,
+    TopicStrata,
+)
+from simpop.store import CONFIG_FILE, RunStore
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -159,6 +169,19 @@ def fidelity_table(summary: RunSummary) -> Table:
     return table
 
 
+def topics_line(strata: TopicStrata) -> str:
+    """The knowledge base's topic clusters and how many chunks were sampled from each."""
+    k = len(strata.clusters)
+    silhouette = strata.silhouette.get(k)
+    quality = f", silhouette {silhouette:.2f}" if silhouette is not None else ""
+    clusters = ", ".join(f"{c.name} #{c.cluster} {c.sampled}/{c.chunks}" for c in strata.clusters)
+    return (
+        f"topics: {k} clusters of {sum(c.chunks for c in strata.clusters)} chunks "
+        f"({strata.components} PCA dimensions{quality}; {strata.allocation} sampling; "
+        f"sampled/chunks): {clusters}"
+    )
+
+
 def _usage_line(usage: LLMUsage) -> str:
     return (
         f"LLM: {usage.requests} calls, {usage.cache_hits} cache hits, "
@@ -208,6 +231,11 @@ def cli() -> None:
     help="Comma-separated scenario ids, 'all' (the default) or 'none'.",
 )
 @click.option("--probes", type=click.IntRange(1, 50), help="Probes per scenario and persona.")
+@click.option(
+    "--topics",
+    type=click.IntRange(0, 500),
+    help="Knowledge-base chunks sampled by topic per HCAT question type (0: none).",
+)
 @click.option("--limit", type=click.IntRange(1), help="Use only the first N QAPs.")
 @click.option("--seed", type=int, help="Run seed (LLM sampling seeds derive from it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
@@ -226,6 +254,7 @@ def run(
     variants: int | None,
     scenario_ids: str | None,
     probes: int | None,
+    topics: int | None,
     limit: int | None,
     seed: int | None,
     concurrency: int | None,
@@ -235,16 +264,15 @@ def run(
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
     from simpop.pipeline import execute, load_inputs
-    from simpop.population.plan import VARIANT_SCENARIO
-    from simpop.store import RunStore
+    from simpop.population.plan import builtin_ids
 
     if resume_id:
         store = RunStore.open(out, resume_id)
         config = store.config()
-        if any(v is not None for v in (persona_ids, variants, scenario_ids, probes, limit, seed)):
+        if any(v is not None for v in (persona_ids, variants, scenario_ids, probes, topics, limit, seed)):
             err_console.print(
-                "note: --personas/--variants/--scenarios/--probes/--limit/--seed are taken from the run "
-                "being resumed"
+                "note: --personas/--variants/--scenarios/--probes/--topics/--limit/--seed are taken from "
+                "the run being resumed"
             )
     else:
         config = load_run_config(config_file)
@@ -253,6 +281,9 @@ def run(
             "variants": config.variants if variants is None else variants,
             "scenarios": _scenario_choice(scenario_ids) if scenario_ids else config.scenarios,
             "probes": probes or config.probes,
+            "topics": config.topics.model_copy(
+                update={"questions": config.topics.questions if topics is None else topics}
+            ),
             "limit": limit or config.limit,
             "seed": config.seed if seed is None else seed,
             "llm": apply_llm_env(config.llm, dict(os.environ)),
@@ -271,9 +302,12 @@ def run(
         if no_gold:
             err_console.print(f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base")
         if not inputs.cells:
-            raise UserError("nothing to run: no variants (--variants 0) and no scenarios (--scenarios none)")
+            raise UserError(
+                "nothing to run: no variants (--variants 0), no scenarios (--scenarios none) "
+                "and no topic questions (--topics 0)"
+            )
         # pin personas and scenarios, so a resume plans the same cells even if files are added
-        scenario_ids = [s for s in inputs.scenarios if s != VARIANT_SCENARIO]
+        scenario_ids = [s for s in inputs.scenarios if s not in builtin_ids()]
         config = config.model_copy(
             update={"persona_ids": [p.id for p in inputs.personas], "scenarios": scenario_ids}
         )
@@ -298,6 +332,10 @@ def run(
         parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]
         console.print("cells not scored: " + ", ".join(parts))
     console.print("cells per scenario: " + ", ".join(f"{k} {n}" for k, n in summary.scenarios.items()))
+    if summary.topics is not None:
+        console.print(topics_line(summary.topics))
+    if summary.labels is not None:
+        console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
 
 
@@ -324,7 +362,6 @@ def benchmark_yesno(
     """Yes/no accuracy and retrieval metrics of each target in CONFIG (Han's thesis table)."""
     from simpop.benchmark import load_benchmark_config, load_items, run_benchmark
     from simpop.models import YesNoBenchmarkConfig
-    from simpop.store import RunStore
 
     if resume_id:
         store = RunStore.open(out, resume_id)
@@ -431,6 +468,93 @@ def noise_fit(data: Path, reference_column: str, hypothesis_column: str, seeds: 
     console.print(
         "fitted parameters: " + ", ".join(f"{k}={v:g}" for k, v in result.params.model_dump().items())
     )
+
+
+def _run_store(run: str, runs: Path) -> RunStore:
+    """RUN is a run directory, or a run id under ``runs``."""
+    path = Path(run)
+    return RunStore(path) if (path / CONFIG_FILE).is_file() else RunStore.open(runs, run)
+
+
+def _share_cell(n: int, share: float | None) -> str:
+    return f"{n} ({share:.0%})" if share is not None else str(n)
+
+
+def labels_table(table: LabelTable) -> Table:
+    """Reichenpfader et al.'s Table 2 layout: per persona, the answers clinicians judged."""
+    view = Table(title="human labels (shares of labelled answers)")
+    for column in ("persona", "asked", "labelled", "correct", "partially correct", "incorrect", "no answer"):
+        view.add_column(column, justify="left" if column == "persona" else "right")
+    for row in [*table.personas, table.total]:
+        view.add_row(
+            row.group,
+            str(row.questions),
+            str(row.labelled),
+            _share_cell(row.correct, row.correct_share),
+            _share_cell(row.partially_correct, row.partially_correct_share),
+            _share_cell(row.incorrect, row.incorrect_share),
+            str(row.no_answer),
+            end_section=row is table.personas[-1],
+        )
+    return view
+
+
+RUNS_OPTION = click.option(
+    "--runs",
+    type=click.Path(path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Folder of run directories (when RUN is a run id).",
+)
+
+
+@cli.command("export-labels")
+@click.argument("run")
+@RUNS_OPTION
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="CSV file (default: RUN/labels.csv).")
+@click.option("--force", is_flag=True, help="Overwrite an existing CSV.")
+def export_labels(run: str, runs: Path, output: Path | None, force: bool) -> None:
+    """Write a CSV of RUN's answers for clinicians to mark correct / partially correct / incorrect."""
+    from simpop.labels import export_rows, write_label_csv
+
+    store = _run_store(run, runs)
+    output = output or store.directory / "labels.csv"
+    if output.exists() and not force:
+        raise UserError(f"{output}: exists (it may hold labels); choose another --output or pass --force")
+    rows = export_rows(store)
+    if not rows:
+        raise UserError(f"run {store.run_id}: no answered probes to label")
+    write_label_csv(output, rows)
+    console.print(
+        f"{len(rows)} answers → {output}: mark x under correct, partially_correct or incorrect, "
+        f"then: simpop import-labels {run} {output}"
+    )
+
+
+@cli.command("import-labels")
+@click.argument("run")
+@click.argument("file", type=click.Path(path_type=Path))
+@RUNS_OPTION
+def import_labels(run: str, file: Path, runs: Path) -> None:
+    """Read clinicians' labels from FILE (an exported CSV) into RUN and show them per persona."""
+    from simpop.labels import labels_summary, read_label_csv, save_labels, update_summary
+
+    store = _run_store(run, runs)
+    labels, comment_only = read_label_csv(file, store)
+    if not labels:
+        raise UserError(f"{file}: no labelled rows (put x under correct, partially_correct or incorrect)")
+    merged = save_labels(store, labels)
+    if comment_only:
+        err_console.print(f"note: {comment_only} rows have a comment but no verdict; they were not imported")
+    config = store.config()
+    table = labels_summary(
+        store, config.persona_ids or sorted({label.persona_id for label in merged.values()})
+    )
+    assert table is not None
+    in_summary = update_summary(store, table)
+    console.print(labels_table(table))
+    where = "labels.jsonl and summary.json" if in_summary else "labels.jsonl (the run has no summary yet)"
+    console.print(f"{len(labels)} labels imported ({len(merged)} in all) → {store.directory}/{where}")
 
 
 @cli.command()

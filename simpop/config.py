@@ -82,10 +82,6 @@ def load_run_config(path: Path) -> RunConfig:
         domain_file = path.resolve().parent / data["domain"]
         data = data | {"domain": validate(Domain, read_yaml(domain_file), str(domain_file)).model_dump()}
     config = validate(RunConfig, data, str(path))
-    if config.seeds is None and config.target.kind != "qap":
-        raise ConfigError(
-            f"{path}: field 'seeds': required for a {config.target.kind} target (QAPs to rephrase)"
-        )
     resolved = resolve_paths(config, path.resolve().parent)
     for folder in ("personas", "scenario_dir"):  # the defaults are the working directory's
         if folder not in data:

@@ -51,6 +51,7 @@ class Persona(Record):
 
 Behaviour = Literal["answer", "decline", "escalate", "clarify", "address_all"]
 Urgency = Literal["em", "ne", "sc"]
+HCATType = Literal["factual", "multi_hop", "inference", "yes_no"]
 
 
 class Domain(Record):
@@ -80,10 +81,10 @@ class Scenario(Record):
     expected_behaviour: Behaviour
     also_safe: list[Behaviour] = Field([], description="other behaviours that are safe here")
     severity: Literal["low", "medium", "high", "critical"]
-    source: Literal["generate", "qap", "vignettes", "multi_question"] = Field(
+    source: Literal["generate", "qap", "vignettes", "multi_question", "chunks"] = Field(
         "generate",
         description="what a probe is written from: nothing but the domain, a seed QAP, a triage "
-        "vignette, or 2-3 seed QAPs",
+        "vignette, 2-3 seed QAPs, or knowledge-base chunks sampled by topic",
     )
     prompt: str = Field(min_length=1, description="Jinja template of the situation, in the patient's words")
     examples: list[str] = Field(min_length=1)
@@ -92,11 +93,14 @@ class Scenario(Record):
     vignettes: Path | None = None
     urgency: list[Urgency] = Field([], description="the vignette urgency levels to use")
     combine: list[int] = Field([2, 3], description="questions per multi-question probe, in turn")
+    hcat_type: HCATType | None = Field(None, description="HCAT question type of a chunks scenario")
 
     @model_validator(mode="after")
     def _source_inputs(self) -> Scenario:
         if self.source == "vignettes" and (self.vignettes is None or not self.urgency):
             raise ValueError("a vignettes scenario needs 'vignettes' and 'urgency'")
+        if (self.source == "chunks") != (self.hcat_type is not None):
+            raise ValueError("'hcat_type' is set exactly for a chunks scenario")
         if any(n < 2 for n in self.combine):
             raise ValueError("combine: a multi-question probe combines at least 2 questions")
         return self
@@ -304,6 +308,26 @@ TargetConfig = Annotated[
 TARGET_KINDS = {"qap", "llm_only", "naive_rag", "hyde_rag", "openai_chat", "http", "python"}
 
 
+class TopicConfig(Record):
+    """Topic-stratified questions from the knowledge base (HCAT, section 2): chunks are embedded,
+    reduced (PCA), clustered (KMeans, k by silhouette) and sampled per cluster; the persona writes
+    questions of the HCAT types from each sampled chunk, so its gold chunks are known."""
+
+    questions: int = Field(0, ge=0, le=500, description="chunks sampled per question type (0: none)")
+    types: list[HCATType] = Field(
+        ["factual", "multi_hop", "inference", "yes_no"], min_length=1, description="HCAT question types"
+    )
+    allocation: Literal["proportional", "equal"] = Field(
+        "proportional", description="chunks per cluster: by cluster size, or the same for each"
+    )
+    components: int = Field(16, ge=1, description="PCA dimensions kept before clustering")
+    max_clusters: int = Field(10, ge=2, description="the largest number of clusters tried")
+    min_words: int = Field(40, ge=0, description="shorter chunks (a title, a heading) are not sampled")
+    knowledge_base: KnowledgeBaseConfig | None = Field(
+        None, description="the documents to sample (default: the target's knowledge base)"
+    )
+
+
 class RunConfig(Record):
     """Everything a run needs, as resolved from the config file and the command line."""
 
@@ -321,6 +345,7 @@ class RunConfig(Record):
         0.6, ge=-1.0, le=1.0, description="a rephrased question less similar to its seed is invalid"
     )
     variants: int = Field(5, ge=0, le=50)
+    topics: TopicConfig = TopicConfig()
     limit: int | None = Field(None, gt=0)
     seed: int = 0
     llm: LLMConfig = LLMConfig()
@@ -381,7 +406,7 @@ class Probe(CellRecord):
     sub_questions: list[str] | None = Field(None, description="the questions a multi-question probe asks")
     urgency: Urgency | None = Field(None, description="the triage vignette's urgency")
     topic: str | None = Field(None, description="the knowledge-base topic cluster")
-    hcat_type: str | None = Field(None, description="HCAT question type")
+    hcat_type: HCATType | None = Field(None, description="HCAT question type")
     fidelity: Fidelity | None = None
     sampling_seed: int
     prompt: str
@@ -520,6 +545,58 @@ class FidelitySummary(Record):
     warnings: list[str]
 
 
+class TopicCluster(Record):
+    """One topic cluster of the knowledge base: named after its most common document title."""
+
+    cluster: int
+    name: str
+    chunks: int = Field(description="chunks long enough to sample")
+    sampled: int
+
+
+class TopicStrata(Record):
+    """How the knowledge base was stratified into topics (HCAT, section 2)."""
+
+    chunks: int
+    components: int = Field(description="PCA dimensions clustered")
+    clusters: list[TopicCluster]
+    silhouette: dict[int, float] = Field(description="mean silhouette per number of clusters tried")
+    allocation: str
+
+
+HumanVerdict = Literal["correct", "partially_correct", "incorrect"]
+
+
+class HumanLabel(CellRecord):
+    """A clinician's verdict on one answer (Reichenpfader et al.'s semi-automated evaluation)."""
+
+    label: HumanVerdict
+    comment: str | None = None
+    labeller: str | None = None
+
+
+class LabelRow(Record):
+    """One row of Reichenpfader et al.'s Table 2: a persona's answers as clinicians judged them."""
+
+    group: str
+    questions: int = Field(description="probes asked")
+    labelled: int
+    correct: int
+    partially_correct: int
+    incorrect: int
+    no_answer: int = Field(description="labelled probes the bot gave no answer to")
+    correct_share: float | None = Field(description="correct over labelled")
+    partially_correct_share: float | None
+    incorrect_share: float | None
+
+
+class LabelTable(Record):
+    """Human labels per persona and in total."""
+
+    personas: list[LabelRow]
+    total: LabelRow
+
+
 class RunSummary(Record):
     """What ``summary.json`` holds."""
 
@@ -532,6 +609,8 @@ class RunSummary(Record):
     metrics: list[GroupMean] = []
     fidelity: FidelitySummary | None = None
     scenarios: dict[str, int] = Field({}, description="planned cells per scenario")
+    topics: TopicStrata | None = None
+    labels: LabelTable | None = None
     llm: LLMUsage
     duration_s: float
 

@@ -17,6 +17,7 @@ from simpop.config import load_personas, load_qaps, load_scenarios, load_vignett
 from simpop.embed import Embedder
 from simpop.errors import ConfigError, SimpopError
 from simpop.knowledge import load_chunks
+from simpop.labels import labels_summary
 from simpop.llm import LLMClient, LLMError, open_llm
 from simpop.metrics import match
 from simpop.metrics.ir import retrieval_metrics
@@ -25,6 +26,7 @@ from simpop.models import (
     QAP,
     Cell,
     Domain,
+    KnowledgeBaseConfig,
     NoiseConfig,
     Persona,
     Probe,
@@ -36,6 +38,7 @@ from simpop.models import (
     RunSummary,
     Scenario,
     Score,
+    TopicStrata,
     Vignette,
 )
 from simpop.population.fidelity import check_group, most_usable
@@ -45,6 +48,9 @@ from simpop.population.plan import (
     NO_SEED,
     VARIANT_SCENARIO,
     PlannedScenario,
+    builtin_ids,
+    chunks_per_probe,
+    hcat_scenario,
     plan,
     sampling_seed,
     scenario_seeds,
@@ -53,6 +59,7 @@ from simpop.population.plan import (
     vignette_id,
 )
 from simpop.population.probes import OVERSAMPLE, ProbeSource, probe_messages, prompt_id, write_probes
+from simpop.population.strata import Topics, knowledge_topics
 from simpop.report.aggregate import accuracy_by_persona, means_by_persona
 from simpop.report.fidelity import fidelity_summary
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, JsonlLog, RunStore
@@ -66,7 +73,8 @@ ANSWER_SIMILARITY = "answer_similarity"
 @dataclass
 class RunInputs:
     """What a run's cells are made from: personas, seed QAPs (with each seed's gold ids,
-    ``None`` when the target retrieves nothing we can check), scenarios and their vignettes."""
+    ``None`` when the target retrieves nothing we can check), scenarios, their vignettes, and
+    the knowledge base's topics when probes are written from its chunks."""
 
     personas: list[Persona]
     qaps: list[QAP]
@@ -76,11 +84,15 @@ class RunInputs:
     cells: list[Cell]
     repeated: int
     gold: dict[str, list[str] | None]
+    topics: Topics | None = None
+    chunk_gold: bool = False
 
     def source(self, cell: Cell) -> ProbeSource:
-        """The seed question(s) or vignette a cell's probe is written from."""
+        """The seed question(s), vignette or passages a cell's probe is written from."""
         if cell.seed_id == NO_SEED:
             return ProbeSource([])
+        if self.scenarios[cell.scenario_id].source == "chunks" and self.topics is not None:
+            return ProbeSource([], passages=tuple(self.topics.chunk(i).text for i in cell.seed_id.split("+")))
         vignette = self.vignettes.get(cell.scenario_id, {}).get(cell.seed_id)
         if vignette is not None:
             return ProbeSource([], vignette.case_description, vignette.urgency_level)
@@ -91,13 +103,22 @@ class RunInputs:
         return {q.id: q for q in self.qaps}
 
     def gold_ids(self, cell: Cell) -> list[str] | None:
-        """The gold ids of a cell written from seed QAPs (all of them for several)."""
-        if self.scenarios[cell.scenario_id].source not in ("qap", "multi_question"):
+        """The gold ids of a cell written from seed QAPs (all of them for several) or from
+        chunks (when the target answers from the same knowledge base)."""
+        source = self.scenarios[cell.scenario_id].source
+        if source == "chunks":
+            return cell.seed_id.split("+") if self.chunk_gold else None
+        if source not in ("qap", "multi_question"):
             return None
         golds = [self.gold[i] for i in cell.seed_id.split("+")]
         if any(g is None for g in golds):
             return None
         return list(dict.fromkeys(i for g in golds for i in g or []))
+
+    def topic(self, cell: Cell) -> str | None:
+        if self.topics is None or self.scenarios[cell.scenario_id].source != "chunks":
+            return None
+        return self.topics.label(cell.seed_id.split("+")[0])
 
 
 def seed_file(config: RunConfig) -> Path:
@@ -106,7 +127,10 @@ def seed_file(config: RunConfig) -> Path:
         return config.seeds
     if isinstance(config.target, QAPTargetConfig):
         return config.target.qaps
-    raise ConfigError(f"field 'seeds': required for a {config.target.kind} target (a QAP file to rephrase)")
+    raise ConfigError(
+        f"field 'seeds': required for a {config.target.kind} target when variants or QAP-seeded "
+        "scenarios are run (a QAP file to rephrase)"
+    )
 
 
 def asks_own_qaps(config: RunConfig) -> bool:
@@ -125,6 +149,9 @@ def load_run_scenarios(config: RunConfig) -> list[Scenario]:
             "(set scenario_dir, or scenarios: [] / --scenarios none to run without scenarios)"
         )
     scenarios = load_scenarios(config.scenario_dir, ids)
+    reserved = next((s.id for s in scenarios if s.id in builtin_ids()), None)
+    if reserved is not None:
+        raise ConfigError(f"{config.scenario_dir}: scenario id '{reserved}' is taken by a built-in scenario")
     needy = next((s for s in scenarios if s.source in ("generate", "vignettes")), None)
     if needy is not None and config.domain is None:
         raise ConfigError(
@@ -134,36 +161,92 @@ def load_run_scenarios(config: RunConfig) -> list[Scenario]:
     return scenarios
 
 
+def topic_knowledge_base(config: RunConfig) -> KnowledgeBaseConfig:
+    """The documents topic-stratified questions are written from."""
+    if config.topics.knowledge_base is not None:
+        return config.topics.knowledge_base
+    if isinstance(config.target, RAGTargetConfig):
+        return config.target.knowledge_base
+    raise ConfigError(
+        f"field 'topics.knowledge_base': required for a {config.target.kind} target "
+        "(the documents to write questions from)"
+    )
+
+
+def answers_from_chunks(config: RunConfig) -> bool:
+    """The target's contexts can be the topic chunks: a RAG target over the same knowledge
+    base, or the user's own bot (which may return the chunk ids)."""
+    if isinstance(config.target, RAGTargetConfig):
+        return config.topics.knowledge_base in (None, config.target.knowledge_base)
+    return config.target.kind in ("http", "openai_chat", "python")
+
+
 def load_inputs(config: RunConfig) -> RunInputs:
     """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
-    ids; scenarios and vignettes; the plan."""
+    ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
     personas = load_personas(config.personas, config.persona_ids)
-    qaps = load_qaps(seed_file(config))
-    seeds = matchable(qaps)
-    repeated = len(qaps) - len(seeds)
-    seeds = seeds[: config.limit]
-    target = config.target
-    gold: dict[str, list[str] | None] = dict.fromkeys((q.id for q in seeds), None)
-    if asks_own_qaps(config):
-        gold = {q.id: [q.id] for q in seeds}
-    elif isinstance(target, RAGTargetConfig):
-        chunks = load_chunks(target.knowledge_base)
-        gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
     scenarios = load_run_scenarios(config)
+    target = config.target
+    seeds: list[QAP] = []
+    repeated = 0
+    gold: dict[str, list[str] | None] = {}
+    if config.variants or any(s.source in ("qap", "multi_question") for s in scenarios):
+        qaps = load_qaps(seed_file(config))
+        seeds = matchable(qaps)
+        repeated = len(qaps) - len(seeds)
+        seeds = seeds[: config.limit]
+        gold = dict.fromkeys((q.id for q in seeds), None)
+        if asks_own_qaps(config):
+            gold = {q.id: [q.id] for q in seeds}
+        elif isinstance(target, RAGTargetConfig):
+            chunks = load_chunks(target.knowledge_base)
+            gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
+    chunk_scenarios = [s for s in scenarios if s.source == "chunks"]
+    if config.topics.questions:
+        chunk_scenarios += [hcat_scenario(t) for t in dict.fromkeys(config.topics.types)]
+    topics = None
+    if chunk_scenarios:
+        embedder = Embedder(config.embedding)
+        try:
+            topics = knowledge_topics(
+                load_chunks(topic_knowledge_base(config)), embedder, config.topics, config.seed
+            )
+        finally:
+            embedder.close()
     vignettes: dict[str, dict[str, Vignette]] = {}
     planned = []
-    for scenario in scenarios:
+    for scenario in [s for s in scenarios if s.source != "chunks"]:
         ids: list[str] = []
         if scenario.source == "vignettes" and scenario.vignettes is not None:
             every = load_vignettes(scenario.vignettes)
             ids = scenario_vignettes(scenario, every, config.domain)
             vignettes[scenario.id] = {vignette_id(i): v for i, v in enumerate(every) if vignette_id(i) in ids}
         planned.append(PlannedScenario(scenario, scenario_seeds(scenario, config.probes, seeds, ids)))
-    by_id = {s.id: s for s in scenarios}
+    if chunk_scenarios:
+        assert topics is not None
+        counts = [
+            config.topics.questions if s.id in builtin_ids() else config.probes for s in chunk_scenarios
+        ]
+        drawn = topics.draw(counts, config.topics.allocation, config.seed)
+        for scenario, indices in zip(chunk_scenarios, drawn, strict=True):
+            per_probe = chunks_per_probe(scenario)
+            planned.append(PlannedScenario(scenario, [topics.seed_id(i, per_probe) for i in indices]))
+    by_id = {s.scenario.id: s.scenario for s in planned}
     if config.variants:
         by_id[VARIANT_SCENARIO] = variant_scenario()
     cells = plan(personas, seeds if config.variants else [], config.variants, planned)
-    return RunInputs(personas, seeds, by_id, vignettes, config.domain, cells, repeated, gold)
+    return RunInputs(
+        personas,
+        seeds,
+        by_id,
+        vignettes,
+        config.domain,
+        cells,
+        repeated,
+        gold,
+        topics,
+        answers_from_chunks(config),
+    )
 
 
 def stage_progress(progress: Progress | None, label: str, total: int, done: int) -> Callable[[], None]:
@@ -245,6 +328,8 @@ async def generate_probes(
                     seed_text=source.seed_text,
                     sub_questions=source.questions if scenario.source == "multi_question" else None,
                     urgency=source.urgency,
+                    topic=inputs.topic(cell),
+                    hcat_type=scenario.hcat_type,
                     fidelity=fidelity,
                     sampling_seed=seed,
                     prompt=prompt,
@@ -369,6 +454,16 @@ def score_responses(
         scores.append(Score(**ids, metric=ANSWER_SIMILARITY, value=round(value, 6)))
 
 
+def topic_strata(inputs: RunInputs, config: RunConfig) -> TopicStrata | None:
+    """The topic clusters with the chunks sampled from each (over all chunk scenarios)."""
+    if inputs.topics is None:
+        return None
+    drawn = {
+        (c.scenario_id, c.seed_id) for c in inputs.cells if inputs.scenarios[c.scenario_id].source == "chunks"
+    }
+    return inputs.topics.strata([seed for _, seed in sorted(drawn)], config.topics.allocation)
+
+
 async def execute(
     store: RunStore,
     config: RunConfig,
@@ -419,6 +514,8 @@ async def execute(
         metrics=means_by_persona([s for s in cell_scores if s.metric != match.METRIC], persona_ids),
         fidelity=fidelity_summary(inputs.personas, [probes.records[c.cell_id] for c in inputs.cells]),
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
+        topics=topic_strata(inputs, config),
+        labels=labels_summary(store, persona_ids),
         llm=llm.usage,
         duration_s=round(time.perf_counter() - started, 3),
     )

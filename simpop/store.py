@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from simpop.errors import SimpopError
 from simpop.models import RunConfig
@@ -55,10 +55,18 @@ class JsonlLog(Generic[R]):
         if good < len(raw):
             with self.path.open("r+b") as handle:
                 handle.truncate(good)
-        for line in raw[:good].decode("utf-8").splitlines():
-            if line.strip():
+        for number, line in enumerate(raw[:good].decode("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
                 record = self.model.model_validate_json(line)
-                self.records.setdefault(self.key(record), record)
+            except ValidationError as error:
+                field = ".".join(str(part) for part in error.errors()[0]["loc"]) or "(top level)"
+                raise SimpopError(
+                    f"{self.path} line {number}: not a {self.model.__name__} record of this simpop "
+                    f"version (field '{field}': {error.errors()[0]['msg']})"
+                ) from None
+            self.records.setdefault(self.key(record), record)
         return self.records
 
     def append(self, record: R) -> None:
@@ -105,7 +113,7 @@ class RunStore:
     def open(cls, root: Path, run_id: str) -> RunStore:
         directory = root / run_id
         if not (directory / CONFIG_FILE).is_file():
-            raise SimpopError(f"{directory}: no run to resume there (no {CONFIG_FILE})")
+            raise SimpopError(f"{directory}: no run there (no {CONFIG_FILE})")
         return cls(directory)
 
     def config(self, model: type[M] = RunConfig) -> M:  # type: ignore[assignment]

@@ -87,7 +87,7 @@ def test_personas_lists_every_file(project):
 
 def test_resume_of_an_unknown_run(project):
     path = write_config(project, GOOD)
-    assert_one_line_error(simpop("run", str(path), "--resume", "nope", cwd=project), "no run to resume")
+    assert_one_line_error(simpop("run", str(path), "--resume", "nope", cwd=project), "no run there")
 
 
 @pytest.mark.parametrize("flag", ["--variants=-1", "--probes=0", "--limit=-1"])

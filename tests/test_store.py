@@ -51,5 +51,5 @@ def test_run_store_create_and_open(tmp_path):
     assert store.run_id != other.run_id and store.run_id.startswith("demo-")
     assert RunStore.open(tmp_path, store.run_id).config() == config
     assert "api_key" not in (store.directory / "config.json").read_text().replace("api_key_env", "")
-    with pytest.raises(SimpopError, match="no run to resume"):
+    with pytest.raises(SimpopError, match="no run there"):
         RunStore.open(tmp_path, "missing")

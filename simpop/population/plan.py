@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from simpop.models import QAP, Cell, Domain, Persona, Scenario, Vignette
+from simpop.models import QAP, Cell, Domain, HCATType, Persona, Scenario, Vignette
 
 VARIANT_SCENARIO = "qap-variant"
 NO_SEED = "-"
+BUILTIN = Path(__file__).parent / "builtin"
 
 
 def cell_id(persona_id: str, scenario_id: str, seed_id: str, index: int) -> str:
@@ -25,12 +26,29 @@ def sampling_seed(run_seed: int, cell: Cell) -> int:
     return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % (2**31)
 
 
-@lru_cache(maxsize=1)
-def variant_scenario() -> Scenario:
-    """The built-in scenario of ``--variants``: a persona rephrases a seed QAP."""
+@lru_cache(maxsize=None)
+def builtin_scenario(scenario_id: str) -> Scenario:
     from simpop.config import load_scenario
 
-    return load_scenario(Path(__file__).parent / "builtin" / f"{VARIANT_SCENARIO}.yaml")
+    return load_scenario(BUILTIN / f"{scenario_id}.yaml")
+
+
+def builtin_ids() -> set[str]:
+    return {path.stem for path in BUILTIN.glob("*.yaml")}
+
+
+def variant_scenario() -> Scenario:
+    """The built-in scenario of ``--variants``: a persona rephrases a seed QAP."""
+    return builtin_scenario(VARIANT_SCENARIO)
+
+
+def hcat_scenario(hcat_type: HCATType) -> Scenario:
+    """The built-in scenario of ``topics``: a persona asks an HCAT question from chunks."""
+    return builtin_scenario("kb-" + hcat_type.replace("_", "-"))
+
+
+def chunks_per_probe(scenario: Scenario) -> int:
+    return 2 if scenario.hcat_type == "multi_hop" else 1
 
 
 def vignette_id(index: int) -> str:

@@ -42,15 +42,18 @@ def messages_model(n: int) -> type[BaseModel]:
 
 @dataclass(frozen=True)
 class ProbeSource:
-    """What one probe is written from: seed question(s) or a vignette."""
+    """What one probe is written from: seed question(s), a vignette or knowledge-base passages."""
 
     questions: list[str]
     vignette: str | None = None
     urgency: Urgency | None = None
+    passages: tuple[str, ...] = ()
 
     @property
     def seed_text(self) -> str | None:
-        return self.vignette or (" | ".join(self.questions) if self.questions else None)
+        if self.questions:
+            return " | ".join(self.questions)
+        return self.vignette or ("\n\n".join(self.passages) if self.passages else None)
 
 
 def clean_question(text: str) -> str:
@@ -85,6 +88,7 @@ def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource) ->
             seed=source.questions[0] if source.questions else None,
             seeds=source.questions,
             vignette=source.vignette,
+            passages=source.passages,
         ).strip()
     except jinja2.TemplateError as error:
         raise ConfigError(f"scenario '{scenario.id}': field 'prompt': {error}") from None
