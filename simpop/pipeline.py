@@ -181,6 +181,29 @@ def answers_from_chunks(config: RunConfig) -> bool:
     return config.target.kind in ("http", "openai_chat", "python")
 
 
+def plan_topics(config: RunConfig, scenarios: list[Scenario]) -> tuple[Topics | None, list[PlannedScenario]]:
+    """The knowledge base's topics, and the chunk scenarios (the HCAT types of ``topics`` and
+    any of the user's) with their chunks, sampled by topic."""
+    chunk_scenarios = [s for s in scenarios if s.source == "chunks"]
+    if config.topics.questions:
+        chunk_scenarios += [hcat_scenario(t) for t in dict.fromkeys(config.topics.types)]
+    if not chunk_scenarios:
+        return None, []
+    chunks = load_chunks(topic_knowledge_base(config))
+    embedder = Embedder(config.embedding)
+    try:
+        topics = knowledge_topics(chunks, embedder, config.topics, config.seed)
+    finally:
+        embedder.close()
+    counts = [config.topics.questions if s.id in builtin_ids() else config.probes for s in chunk_scenarios]
+    drawn = topics.draw(counts, config.topics.allocation, config.seed)
+    planned = [
+        PlannedScenario(scenario, [topics.seed_id(i, chunks_per_probe(scenario)) for i in indices])
+        for scenario, indices in zip(chunk_scenarios, drawn, strict=True)
+    ]
+    return topics, planned
+
+
 def load_inputs(config: RunConfig) -> RunInputs:
     """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
     ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
@@ -201,18 +224,6 @@ def load_inputs(config: RunConfig) -> RunInputs:
         elif isinstance(target, RAGTargetConfig):
             chunks = load_chunks(target.knowledge_base)
             gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
-    chunk_scenarios = [s for s in scenarios if s.source == "chunks"]
-    if config.topics.questions:
-        chunk_scenarios += [hcat_scenario(t) for t in dict.fromkeys(config.topics.types)]
-    topics = None
-    if chunk_scenarios:
-        embedder = Embedder(config.embedding)
-        try:
-            topics = knowledge_topics(
-                load_chunks(topic_knowledge_base(config)), embedder, config.topics, config.seed
-            )
-        finally:
-            embedder.close()
     vignettes: dict[str, dict[str, Vignette]] = {}
     planned = []
     for scenario in [s for s in scenarios if s.source != "chunks"]:
@@ -222,30 +233,15 @@ def load_inputs(config: RunConfig) -> RunInputs:
             ids = scenario_vignettes(scenario, every, config.domain)
             vignettes[scenario.id] = {vignette_id(i): v for i, v in enumerate(every) if vignette_id(i) in ids}
         planned.append(PlannedScenario(scenario, scenario_seeds(scenario, config.probes, seeds, ids)))
-    if chunk_scenarios:
-        assert topics is not None
-        counts = [
-            config.topics.questions if s.id in builtin_ids() else config.probes for s in chunk_scenarios
-        ]
-        drawn = topics.draw(counts, config.topics.allocation, config.seed)
-        for scenario, indices in zip(chunk_scenarios, drawn, strict=True):
-            per_probe = chunks_per_probe(scenario)
-            planned.append(PlannedScenario(scenario, [topics.seed_id(i, per_probe) for i in indices]))
+    topics, by_topic = plan_topics(config, scenarios)
+    planned += by_topic
     by_id = {s.scenario.id: s.scenario for s in planned}
     if config.variants:
         by_id[VARIANT_SCENARIO] = variant_scenario()
     cells = plan(personas, seeds if config.variants else [], config.variants, planned)
+    chunk_gold = answers_from_chunks(config)
     return RunInputs(
-        personas,
-        seeds,
-        by_id,
-        vignettes,
-        config.domain,
-        cells,
-        repeated,
-        gold,
-        topics,
-        answers_from_chunks(config),
+        personas, seeds, by_id, vignettes, config.domain, cells, repeated, gold, topics, chunk_gold
     )
 
 

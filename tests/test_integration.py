@@ -125,3 +125,38 @@ def test_scenario_probes_with_the_real_llm(project):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["llm"]["requests"] == 3  # off-topic: one call for both; one per vignette
     assert summary["fidelity"]["personas"][0]["planned"] == 4
+
+
+TOPIC_CONFIG = """
+name: tiny-topics
+target:
+  kind: naive_rag
+  knowledge_base: {path: kb}
+  retrieval: {k: 4}
+  max_tokens: 120
+personas: personas
+variants: 0
+scenarios: []
+topics: {questions: 1, types: [factual, multi_hop], max_clusters: 6}
+llm: {concurrency: 2, max_tokens: 200}
+"""
+
+
+def test_topic_stratified_questions_with_the_real_llm(project):
+    """HCAT questions written by the real LLM from sampled chunks, retrieval scored against them."""
+    shutil.copytree(ROOT / "data/medquad-eye/kb", project / "kb")
+    path = write_config(project, TOPIC_CONFIG)
+    result = simpop("run", str(path), "--personas", "high-literacy", cwd=project)
+    assert result.returncode == 0, result.stderr
+    [run_dir] = (project / "runs").iterdir()
+    probes = read_jsonl(run_dir / "probes.jsonl")
+    assert sorted(p["hcat_type"] for p in probes) == ["factual", "multi_hop"]
+    for probe in probes:
+        assert probe["text"] and probe["error"] is None
+        assert probe["gold_ids"] == probe["seed_id"].split("+") and probe["topic"]
+        assert probe["fidelity"]["seed_similarity"] is not None  # to the chunk it was written from
+    retrieval = [s for s in read_jsonl(run_dir / "scores.jsonl") if s["metric"] == "retrieval"]
+    assert len(retrieval) == 2
+    assert all("recall" in s["values"] for s in retrieval if s["excluded"] is None)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["topics"]["silhouette"] and "topics: " in result.stdout
