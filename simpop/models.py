@@ -323,6 +323,9 @@ class TopicConfig(Record):
     components: int = Field(16, ge=1, description="PCA dimensions kept before clustering")
     max_clusters: int = Field(10, ge=2, description="the largest number of clusters tried")
     min_words: int = Field(40, ge=0, description="shorter chunks (a title, a heading) are not sampled")
+    min_similarity: float = Field(
+        0.3, ge=-1.0, le=1.0, description="a question less similar to its chunk(s) is about something else"
+    )
     knowledge_base: KnowledgeBaseConfig | None = Field(
         None, description="the documents to sample (default: the target's knowledge base)"
     )

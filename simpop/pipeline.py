@@ -92,7 +92,10 @@ class RunInputs:
         if cell.seed_id == NO_SEED:
             return ProbeSource([])
         if self.scenarios[cell.scenario_id].source == "chunks" and self.topics is not None:
-            return ProbeSource([], passages=tuple(self.topics.chunk(i).text for i in cell.seed_id.split("+")))
+            chunks = [self.topics.chunk(i) for i in cell.seed_id.split("+")]
+            return ProbeSource(
+                [], passages=tuple(c.text for c in chunks), titles=tuple(c.title for c in chunks)
+            )
         vignette = self.vignettes.get(cell.scenario_id, {}).get(cell.seed_id)
         if vignette is not None:
             return ProbeSource([], vignette.case_description, vignette.urgency_level)
@@ -294,6 +297,8 @@ async def generate_probes(
         except LLMError as exc:
             candidates, error = [None] * len(cells), str(exc)
         bound = config.min_similarity if scenario.keeps_meaning else None
+        if scenario.source == "chunks":
+            bound = config.topics.min_similarity
         check = partial(
             check_group,
             seed_text=source.seed_text,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from simpop.knowledge import load_chunks
 from simpop.models import Chunk, KnowledgeBaseConfig, TopicConfig
 from simpop.population.strata import Topics, allocate, cluster, knowledge_topics
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count
+from simpop.testing.patients import count, task_text
 
 EYE_KB = ROOT / "data/medquad-eye/kb"
 
@@ -109,9 +110,16 @@ def test_eye_knowledge_base_topics_with_the_real_embedder(embedder):
 
 
 def patient_reply(request: dict) -> Reply:
+    """High health literacy asks about the passage's topic; low health literacy about asthma
+    (something else: invalid)."""
     if "response_format" not in request:  # the bot's answer
         return Reply("The leaflet says to see your eye doctor.")
-    return Reply(json.dumps({"questions": [f"what about my eyes, part {i}?" for i in range(count(request))]}))
+    if "health literacy is low" in request["messages"][0]["content"]:
+        questions = [f"what sets off asthma, take {i}?" for i in range(count(request))]
+    else:
+        topic = re.search(r"on ([^:]+):", task_text(request)).group(1)  # the (first) chunk's title
+        questions = [f"What is {topic} and how is it treated, take {i}?" for i in range(count(request))]
+    return Reply(json.dumps({"questions": questions}))
 
 
 def topic_config(base_url: str, target: str | None = None) -> str:
@@ -153,8 +161,18 @@ def test_run_with_topics_writes_hcat_probes_with_gold_chunks(project):
         # the chunk's passage reached the LLM
         tasks = [r["messages"][-1]["content"] for r in llm.requests if "response_format" in r]
         assert any(chunk_text[firsts[0]][:60] in t for t in tasks)
-        scores = [s for s in read(run / "scores.jsonl") if s["metric"] == "retrieval"]
-        assert len(scores) == 24 and all("recall" in s["values"] for s in scores)
+        # questions about something else than their chunk are invalid and not scored
+        for p in probes:
+            on_topic = p["persona_id"] == "high-literacy"
+            assert p["fidelity"]["valid"] == on_topic, (p["text"], p["fidelity"]["reason"])
+            assert (p["fidelity"]["seed_similarity"] >= 0.3) == on_topic
+        scores = {s["cell_id"]: s for s in read(run / "scores.jsonl") if s["metric"] == "retrieval"}
+        for p in probes:
+            score = scores[p["cell_id"]]
+            if p["persona_id"] == "high-literacy":
+                assert score["excluded"] is None and "recall" in score["values"]
+            else:
+                assert score["excluded"] == "invalid" and score["values"] == {}
         summary = json.loads((run / "summary.json").read_text())
         assert sum(c["sampled"] for c in summary["topics"]["clusters"]) == 12
         assert "topics: " in result.stdout

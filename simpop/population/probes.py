@@ -48,6 +48,7 @@ class ProbeSource:
     vignette: str | None = None
     urgency: Urgency | None = None
     passages: tuple[str, ...] = ()
+    titles: tuple[str, ...] = ()
 
     @property
     def seed_text(self) -> str | None:
@@ -89,6 +90,7 @@ def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource) ->
             seeds=source.questions,
             vignette=source.vignette,
             passages=source.passages,
+            titles=source.titles,
         ).strip()
     except jinja2.TemplateError as error:
         raise ConfigError(f"scenario '{scenario.id}': field 'prompt': {error}") from None
