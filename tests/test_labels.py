@@ -26,7 +26,8 @@ def same_question(request: dict) -> Reply:
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory) -> Path:
-    """A QAP run: 3 seeds x 2 personas x 2 variants = 12 cells, 6 asked, 6 skipped duplicates."""
+    """A QAP run: 3 seeds x 2 personas x 2 variants = 12 cells, 6 asked, 6 skipped duplicates
+    (--no-cache: other tests of the session ask the same prompts with other fake replies)."""
     project = tmp_path_factory.mktemp("labels")
     shutil.copytree(ROOT / "personas", project / "personas")
     (project / "data").mkdir()
@@ -37,7 +38,7 @@ def finished_run(tmp_path_factory) -> Path:
             f"limit: 3\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
         )
         path = write_config(project, config)
-        result = simpop("run", str(path), "--personas", ",".join(PERSONAS), cwd=project)
+        result = simpop("run", str(path), "--personas", ",".join(PERSONAS), "--no-cache", cwd=project)
     assert result.returncode == 0, result.stderr
     [run] = (project / "runs").iterdir()
     return run

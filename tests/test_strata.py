@@ -138,7 +138,7 @@ def test_run_with_topics_writes_hcat_probes_with_gold_chunks(project):
     personas = ["low-literacy", "high-literacy"]
     with FakeOpenAIServer(default=patient_reply) as llm:
         path = write_config(project, topic_config(llm.base_url))
-        result = simpop("run", str(path), "--personas", ",".join(personas), cwd=project)
+        result = simpop("run", str(path), "--personas", ",".join(personas), "--no-cache", cwd=project)
         assert result.returncode == 0, result.stderr
         [run] = (project / "runs").iterdir()
         probes = read(run / "probes.jsonl")
