@@ -133,7 +133,6 @@ def read_label_csv(path: Path, store: RunStore) -> tuple[list[HumanLabel], int]:
     if missing:
         raise ConfigError(f"{path}: missing column '{missing[0]}' (export one with simpop export-labels)")
     responses = store.log(RESPONSES_FILE, Response).records
-    probes = store.log(PROBES_FILE, Probe).records
     labels: list[HumanLabel] = []
     seen: dict[str, int] = {}
     comment_only = 0
@@ -156,7 +155,7 @@ def read_label_csv(path: Path, store: RunStore) -> tuple[list[HumanLabel], int]:
         if not asked(responses[cell_id]):
             raise ConfigError(f"{where}: cell '{cell_id}' was never asked, so its answer cannot be labelled")
         labeller = (row.get("labeller") or "").strip() or None
-        ids = probes[cell_id].cell_ids()
+        ids = responses[cell_id].cell_ids()
         labels.append(HumanLabel(**ids, label=verdict, comment=comment, labeller=labeller))
     return labels, comment_only
 

@@ -139,10 +139,10 @@ class Topics:
 
     def strata(self, seeds: list[str], allocation: str) -> TopicStrata:
         """The clusters with how many of ``seeds`` start in each, for the run summary."""
-        first = Counter(self.label(seed.split("+")[0]) for seed in seeds)
+        sampled = Counter(int(self.labels[self._index[seed.split("+")[0]]]) for seed in seeds)
         sizes = Counter(int(label) for label in self.labels)
         clusters = [
-            TopicCluster(cluster=c, name=name, chunks=sizes[c], sampled=first[self.name(c)])
+            TopicCluster(cluster=c, name=name, chunks=sizes[c], sampled=sampled[c])
             for c, name in enumerate(self.names)
         ]
         return TopicStrata(

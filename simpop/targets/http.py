@@ -42,7 +42,7 @@ def json_path(data: Any, path: str, default: Any = _MISSING) -> Any:
 
 
 class _Retryable(Exception):
-    pass
+    """The bot answered 429 or 5xx: worth trying again."""
 
 
 class HTTPBot(Target):
