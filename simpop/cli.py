@@ -557,6 +557,58 @@ def import_labels(run: str, file: Path, runs: Path) -> None:
     console.print(f"{len(labels)} labels imported ({len(merged)} in all) → {store.directory}/{where}")
 
 
+@cli.command("judge-eval")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    help="A run config: its judge (else llm) and embedding sections. Default: the built-in models.",
+)
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=Path("data/kqa-nli"),
+    show_default=True,
+    help="K-QA NLI judgements (folder or CSV).",
+)
+@click.option("--limit", type=click.IntRange(1), help="Use only the statements of the first N answers.")
+@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the figures as JSON.")
+def judge_eval(
+    config_file: Path | None, data: Path, limit: int | None, no_cache: bool, output: Path | None
+) -> None:
+    """Agreement of the faithfulness judge and of embedding groundedness with physicians."""
+    from simpop.judge_eval import evaluate
+    from simpop.models import EmbeddingConfig, LLMConfig
+
+    if config_file is not None:
+        config = load_run_config(config_file)
+        llm, embedding = config.judge or config.llm, config.embedding
+    else:
+        llm, embedding = LLMConfig(), EmbeddingConfig()
+    llm = apply_llm_env(llm, dict(os.environ))
+    result = asyncio.run(evaluate(llm, embedding, data, limit, use_cache=not no_cache, progress=_progress()))
+    table = Table(title=f"judge vs physicians · {result.data} · {result.judge_model}")
+    for column in ("figure", "value"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    (tn, fp), (fn, tp) = result.confusion
+    rows = {
+        "statements (supported by majority)": f"{result.items} ({result.supported})",
+        "judged / judge errors": f"{result.judged} / {result.judge_errors}",
+        "judge accuracy": _fmt(result.accuracy),
+        "judge Cohen's kappa": _fmt(result.kappa),
+        "confusion (physicians × judge)": f"TN {tn} FP {fp} / FN {fn} TP {tp}",
+        "judge ROC AUC (0/1 verdicts)": _fmt(result.judge_auc),
+        "embedding groundedness ROC AUC": _fmt(result.groundedness_auc),
+    }
+    for figure, value in rows.items():
+        table.add_row(figure, value)
+    console.print(table)
+    if output is not None:
+        output.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        console.print(f"figures → {output}")
+
+
 @cli.command()
 @click.argument("config_file", metavar="[CONFIG]", required=False, type=click.Path(path_type=Path))
 def doctor(config_file: Path | None) -> None:

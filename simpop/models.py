@@ -308,6 +308,19 @@ TargetConfig = Annotated[
 TARGET_KINDS = {"qap", "llm_only", "naive_rag", "hyde_rag", "openai_chat", "http", "python"}
 
 
+class ScoringConfig(Record):
+    """How answers are scored beyond the judge-free metrics."""
+
+    judges: bool = Field(True, description="run the LLM judges (ASTRID triad, safe behaviour)")
+    judge_max_tokens: int = Field(1024, gt=0, description="longest judge reply")
+    coverage_threshold: float = Field(
+        0.5, ge=-1.0, le=1.0, description="similarity at which a context sentence counts as covered"
+    )
+    nli_model: Path | None = Field(
+        None, description="folder of a local NLI cross-encoder for groundedness (optional)"
+    )
+
+
 class TopicConfig(Record):
     """Topic-stratified questions from the knowledge base (HCAT, section 2): chunks are embedded,
     reduced (PCA), clustered (KMeans, k by silhouette) and sampled per cluster; the persona writes
@@ -352,6 +365,10 @@ class RunConfig(Record):
     limit: int | None = Field(None, gt=0)
     seed: int = 0
     llm: LLMConfig = LLMConfig()
+    judge: LLMConfig | None = Field(
+        None, description="the judges' LLM (default: the llm section); temperature 0"
+    )
+    scoring: ScoringConfig = ScoringConfig()
     embedding: EmbeddingConfig = EmbeddingConfig()
 
 
@@ -462,6 +479,18 @@ class Response(CellRecord):
     error: str | None = None
 
 
+class Judgement(Record):
+    """One part of an answer or question that was judged: an answer sentence (its kind and
+    whether the context supports it, or its best similarity to a context sentence) or a
+    sub-question (whether the answer addresses it)."""
+
+    text: str
+    kind: str | None = Field(None, description="acknowledgement | question | information | sub_question")
+    verdict: bool | None = Field(None, description="supported (sentences) or addressed (sub-questions)")
+    reason: str | None = None
+    similarity: float | None = Field(None, description="best cosine to a context sentence")
+
+
 class Score(CellRecord):
     """One metric's verdict on one response. ``excluded`` says why a cell is not counted."""
 
@@ -470,6 +499,11 @@ class Score(CellRecord):
     label: str | None = None
     values: dict[str, float | None] = {}
     excluded: str | None = None
+    reason: str | None = Field(None, description="why: the judge's reason, or why the value is null")
+    details: list[Judgement] = Field([], description="per sentence or sub-question")
+    prompt: str | None = Field(None, description="the judge prompt(s) and their versions")
+    judge_model: str | None = None
+    error: str | None = Field(None, description="the judge error, when excluded is 'judge_error'")
 
 
 class LLMUsage(Record):
@@ -515,6 +549,11 @@ class GroupMean(Record):
     mean: float | None
     ci_low: float | None
     ci_high: float | None
+    interval: Literal["wilson", "bootstrap"] | None = Field(
+        None, description="Wilson for rates (0/1 values), percentile bootstrap for other means"
+    )
+    persona_id: str | None = None
+    scenario_id: str | None = None
 
 
 class PersonaFidelity(Record):
@@ -600,6 +639,17 @@ class LabelTable(Record):
     total: LabelRow
 
 
+class JudgeSummary(Record):
+    """Who judged the answers and how often a judgement failed or was undefined."""
+
+    model: str
+    prompts: list[str] = Field(description="judge prompts used, as name@version")
+    judged: int = Field(description="probes with judged scores")
+    errors: dict[str, int] = Field(description="judge errors per metric (the judge's reply never validated)")
+    no_information: int = Field(description="answers with no informative sentence: CF is null, counted apart")
+    llm: LLMUsage | None = Field(None, description="the judge's own LLM use, when it is not the run's llm")
+
+
 class RunSummary(Record):
     """What ``summary.json`` holds."""
 
@@ -609,7 +659,10 @@ class RunSummary(Record):
     planned_cells: int
     excluded: dict[str, int]
     accuracy: QAPAccuracy | None = None
-    metrics: list[GroupMean] = []
+    metrics: list[GroupMean] = Field([], description="every metric per persona and in total")
+    metrics_by_scenario: list[GroupMean] = []
+    metrics_by_persona_scenario: list[GroupMean] = []
+    judge: JudgeSummary | None = None
     fidelity: FidelitySummary | None = None
     scenarios: dict[str, int] = Field({}, description="planned cells per scenario")
     topics: TopicStrata | None = None

@@ -20,12 +20,17 @@ from simpop.knowledge import load_chunks
 from simpop.labels import labels_summary
 from simpop.llm import LLMClient, LLMError, open_llm
 from simpop.metrics import match
+from simpop.metrics.embedding import EMBEDDING, NLIGroundedness, embedding_scores
 from simpop.metrics.ir import retrieval_metrics
+from simpop.metrics.judge import JUDGE_ERROR, Judge
+from simpop.metrics.judging import JUDGED, judge_probe, judged_metrics
 from simpop.metrics.similarity import answer_similarity
+from simpop.metrics.triad import FAITHFULNESS
 from simpop.models import (
     QAP,
     Cell,
     Domain,
+    JudgeSummary,
     KnowledgeBaseConfig,
     NoiseConfig,
     Persona,
@@ -60,7 +65,7 @@ from simpop.population.plan import (
 )
 from simpop.population.probes import OVERSAMPLE, ProbeSource, probe_messages, prompt_id, write_probes
 from simpop.population.strata import Topics, knowledge_topics
-from simpop.report.aggregate import accuracy_by_persona, means_by_persona
+from simpop.report.aggregate import accuracy_by_persona, metric_means
 from simpop.report.fidelity import fidelity_summary
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, JsonlLog, RunStore
 from simpop.targets import Target, build_target
@@ -425,13 +430,20 @@ def score_responses(
     scores: JsonlLog[Score],
 ) -> None:
     """The metrics that need no judge: QAP match (QAP targets), retrieval against the probe's
-    gold ids (targets that retrieve), and answer-to-reference similarity."""
+    gold ids (targets that retrieve), answer-to-reference similarity, and the HCAT embedding
+    metrics."""
     references = {q.id: q.answer for q in inputs.qaps}
     own_qaps = asks_own_qaps(config)
     similar: list[tuple[Cell, Response]] = []
+    embed: list[tuple[Probe, Response]] = []
     for cell in inputs.cells:
         probe, response = probes.records[cell.cell_id], responses.records[cell.cell_id]
         ids, excluded = probe.cell_ids(), _excluded(response)
+        if f"{cell.cell_id}/{EMBEDDING}" not in scores.records:
+            if excluded:
+                scores.append(Score(**ids, metric=EMBEDDING, value=None, excluded=excluded))
+            else:
+                embed.append((probe, response))
         one_seed = inputs.scenarios[cell.scenario_id].source == "qap"
         if own_qaps and one_seed and f"{cell.cell_id}/{match.METRIC}" not in scores.records:
             scores.append(match.qap_match(probe, response))
@@ -453,6 +465,57 @@ def score_responses(
     for (cell, _), value in zip(similar, values, strict=True):
         ids = probes.records[cell.cell_id].cell_ids()
         scores.append(Score(**ids, metric=ANSWER_SIMILARITY, value=round(value, 6)))
+    if embed:
+        nli = NLIGroundedness(config.scoring.nli_model) if config.scoring.nli_model else None
+        for score in embedding_scores(embed, embedder, config.scoring.coverage_threshold, nli):
+            scores.append(score)
+
+
+async def judge_responses(
+    inputs: RunInputs,
+    judge: Judge,
+    probes: JsonlLog[Probe],
+    responses: JsonlLog[Response],
+    scores: JsonlLog[Score],
+    progress: Progress | None = None,
+) -> None:
+    """The LLM judgements of every answer (ASTRID triad, behaviour judges, safe-behaviour
+    verdict) that are not recorded yet; a failed judgement is recorded as a judge error."""
+    todo = [
+        c
+        for c in inputs.cells
+        if any(f"{c.cell_id}/{m}" not in scores.records for m in judged_metrics(probes.records[c.cell_id]))
+    ]
+    advance = stage_progress(progress, "judge answers", len(inputs.cells), len(inputs.cells) - len(todo))
+
+    async def one(cell: Cell) -> None:
+        probe, response = probes.records[cell.cell_id], responses.records[cell.cell_id]
+        done = {
+            m: scores.records[key]
+            for m in judged_metrics(probe)
+            if (key := f"{cell.cell_id}/{m}") in scores.records
+        }
+        safe_concept = inputs.scenarios[cell.scenario_id].safe_concept
+        for score in await judge_probe(judge, probe, response, safe_concept, done, _excluded(response)):
+            scores.append(score)
+        advance()
+
+    await gather_all([one(cell) for cell in todo])
+
+
+def judge_summary(config: RunConfig, scores: list[Score], own: LLMClient | None) -> JudgeSummary | None:
+    """The judge model, its prompts, its errors and the CF-undefined count of a run."""
+    judged = [s for s in scores if s.metric in JUDGED]
+    if not judged:
+        return None
+    return JudgeSummary(
+        model=(config.judge or config.llm).model,
+        prompts=sorted({p for s in judged if s.prompt for p in s.prompt.split()}),
+        judged=len({s.cell_id for s in judged if not s.excluded or s.excluded == JUDGE_ERROR}),
+        errors=dict(Counter(s.metric for s in judged if s.excluded == JUDGE_ERROR)),
+        no_information=sum(1 for s in judged if s.metric == FAITHFULNESS and s.label == "no_information"),
+        llm=own.usage if own is not None else None,
+    )
 
 
 def topic_strata(inputs: RunInputs, config: RunConfig) -> TopicStrata | None:
@@ -481,19 +544,31 @@ async def execute(
     scores = store.log(SCORES_FILE, Score, key=_score_key)
     embedder = Embedder(config.embedding)
     target = None
+    judge_llm: LLMClient | None = None
     try:
         with progress if progress is not None else nullcontext():
             await generate_probes(store.run_id, config, inputs, llm, embedder, probes, progress)
             target = build_target(config.target, embedder, llm, name=config.name, use_cache=use_cache)
             await ask_target(target, inputs, probes, responses, config.llm.concurrency, progress)
             score_responses(config, inputs, embedder, probes, responses, scores)
+            if config.scoring.judges:
+                judge_llm = llm if config.judge is None else open_llm(config.judge, use_cache=use_cache)
+                judge = Judge(
+                    judge_llm,
+                    model=judge_llm.config.model,
+                    seed=config.seed,
+                    max_tokens=config.scoring.judge_max_tokens,
+                )
+                await judge_responses(inputs, judge, probes, responses, scores, progress)
     finally:
         for log in (probes, responses, scores):
             log.close()
         if target is not None:
             await target.aclose()
-        await llm.aclose()
-        llm.endpoint.close()
+        for client in dict.fromkeys([llm, judge_llm]):
+            if client is not None:
+                await client.aclose()
+                client.endpoint.close()
         embedder.close()
     persona_ids = [p.id for p in inputs.personas]
     cell_scores = list(scores.records.values())
@@ -505,6 +580,11 @@ async def execute(
         rows, total = accuracy_by_persona(variant_scores, persona_ids)
         accuracy = QAPAccuracy(personas=rows, total=total)
     cell_responses = [responses.records[c.cell_id] for c in inputs.cells]
+    by_persona, by_scenario, by_pair = metric_means(
+        [s for s in cell_scores if s.metric != match.METRIC],
+        persona_ids,
+        list(dict.fromkeys(inputs.scenarios)),
+    )
     summary = RunSummary(
         run_id=store.run_id,
         target=config.name,
@@ -512,7 +592,10 @@ async def execute(
         planned_cells=len(inputs.cells),
         excluded=dict(Counter(reason for r in cell_responses if (reason := _excluded(r)))),
         accuracy=accuracy,
-        metrics=means_by_persona([s for s in cell_scores if s.metric != match.METRIC], persona_ids),
+        metrics=by_persona,
+        metrics_by_scenario=by_scenario,
+        metrics_by_persona_scenario=by_pair,
+        judge=judge_summary(config, cell_scores, judge_llm if judge_llm is not llm else None),
         fidelity=fidelity_summary(inputs.personas, [probes.records[c.cell_id] for c in inputs.cells]),
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
         topics=topic_strata(inputs, config),

@@ -1,11 +1,12 @@
-"""Scores summarised per persona and in total: QAP-match accuracy (Reichenpfader et al.,
-eq. 1) and the mean of every other metric, each with a 95% interval."""
+"""Scores summarised per persona, per scenario, per persona × scenario and in total: QAP-match
+accuracy (Reichenpfader et al., eq. 1) and the mean of every other metric, each with a 95%
+interval."""
 
 from __future__ import annotations
 
-import math
-import statistics
 from collections import Counter, defaultdict
+
+import numpy as np
 
 from simpop.models import GroupAccuracy, GroupMean, Score
 from simpop.report.stats import wilson_interval
@@ -53,28 +54,59 @@ def metric_values(score: Score) -> dict[str, float | None]:
     return {score.metric: score.value}
 
 
-def mean(values: list[float], group: str, metric: str) -> GroupMean:
-    """Mean with a 95% interval: Wilson for 0/1 values, else the normal approximation."""
+def bootstrap_interval(
+    values: list[float], resamples: int = 2000, seed: int = 0
+) -> tuple[float, float] | None:
+    """Percentile bootstrap 95% interval of a mean (Efron & Tibshirani, *An Introduction to
+    the Bootstrap*, 1993, §13.3): the 2.5th and 97.5th percentiles of the means of
+    ``resamples`` resamples drawn with replacement. None for fewer than two values."""
+    if len(values) < 2:
+        return None
+    data = np.asarray(values, dtype=float)
+    draws = np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))
+    means = data[draws].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def mean(
+    values: list[float],
+    group: str,
+    metric: str,
+    rate: bool,
+    persona_id: str | None = None,
+    scenario_id: str | None = None,
+) -> GroupMean:
+    """Mean with a 95% interval: Wilson for a rate (0/1 values), else the percentile bootstrap."""
     n = len(values)
-    if n == 0:
-        return GroupMean(group=group, metric=metric, n=0, mean=None, ci_low=None, ci_high=None)
-    average = sum(values) / n
-    if all(v in (0.0, 1.0) for v in values):
-        low, high = wilson_interval(int(sum(values)), n) or (None, None)
-    elif n > 1:
-        sd = statistics.stdev(values)
-        low, high = average - 1.96 * sd / math.sqrt(n), average + 1.96 * sd / math.sqrt(n)
-    else:
-        low = high = None
-    return GroupMean(group=group, metric=metric, n=n, mean=average, ci_low=low, ci_high=high)
+    average = sum(values) / n if n else None
+    interval = (wilson_interval(int(sum(values)), n) if n else None) if rate else bootstrap_interval(values)
+    low, high = interval or (None, None)
+    return GroupMean(
+        group=group,
+        metric=metric,
+        n=n,
+        mean=average,
+        ci_low=low,
+        ci_high=high,
+        interval=("wilson" if rate else "bootstrap") if interval else None,
+        persona_id=persona_id,
+        scenario_id=scenario_id,
+    )
 
 
-def means_by_persona(scores: list[Score], persona_ids: list[str]) -> list[GroupMean]:
-    """For every metric, one row per persona (in the order given) and a ``total`` row.
+TOTAL = "total"
 
-    Excluded scores and undefined values (``None``) are left out of the mean and of ``n``.
+
+def metric_means(
+    scores: list[Score], persona_ids: list[str], scenario_ids: list[str]
+) -> tuple[list[GroupMean], list[GroupMean], list[GroupMean]]:
+    """For every metric: one row per persona (in the order given) and a ``total`` row; one per
+    scenario; one per persona × scenario pair that has scores.
+
+    Excluded scores and undefined values (``None``) are left out of the mean and of ``n``. A
+    metric is a rate, with Wilson intervals, when every value it takes in the run is 0 or 1.
     """
-    collected: dict[tuple[str, str], list[float]] = defaultdict(list)
+    collected: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     metrics: list[str] = []
     for score in scores:
         if score.excluded:
@@ -83,6 +115,27 @@ def means_by_persona(scores: list[Score], persona_ids: list[str]) -> list[GroupM
             if metric not in metrics:
                 metrics.append(metric)
             if value is not None:
-                collected[(metric, score.persona_id)].append(value)
-                collected[(metric, "total")].append(value)
-    return [mean(collected[(m, group)], group, m) for m in metrics for group in [*persona_ids, "total"]]
+                for key in (
+                    (metric, score.persona_id, ""),
+                    (metric, TOTAL, ""),
+                    (metric, "", score.scenario_id),
+                    (metric, score.persona_id, score.scenario_id),
+                ):
+                    collected[key].append(value)
+    rates = {m for m in metrics if all(v in (0.0, 1.0) for v in collected[(m, TOTAL, "")])}
+    by_persona = [
+        mean(collected[(m, p, "")], p, m, m in rates, persona_id=None if p == TOTAL else p)
+        for m in metrics
+        for p in [*persona_ids, TOTAL]
+    ]
+    by_scenario = [
+        mean(collected[(m, "", s)], s, m, m in rates, scenario_id=s) for m in metrics for s in scenario_ids
+    ]
+    by_pair = [
+        mean(collected[(m, p, s)], f"{p} × {s}", m, m in rates, persona_id=p, scenario_id=s)
+        for m in metrics
+        for p in persona_ids
+        for s in scenario_ids
+        if (m, p, s) in collected
+    ]
+    return by_persona, by_scenario, by_pair

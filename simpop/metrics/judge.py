@@ -1,0 +1,90 @@
+"""An LLM judge: a prompt template, a reply schema, temperature 0, the prompt's version kept."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+
+from simpop.llm import LLMClient
+from simpop.prompts import load_prompt
+
+M = TypeVar("M", bound=BaseModel)
+REASON_CHARS = 160
+Reason = Annotated[str, StringConstraints(max_length=REASON_CHARS)]
+JUDGE_ERROR = "judge_error"
+
+
+class Reply(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class Judge:
+    """Asks ``llm`` one templated question at temperature 0 and parses the reply as a schema.
+
+    Failures are not caught here: ``LLMError`` is for the caller to record as a judge error.
+    """
+
+    llm: LLMClient
+    model: str
+    seed: int = 0
+    max_tokens: int = 600
+
+    async def ask(
+        self, prompt_name: str, schema: type[M], *, max_tokens: int | None = None, **values: Any
+    ) -> tuple[M, str]:
+        """The parsed reply and the prompt's id (name@version); ``max_tokens`` is capped by the
+        configured maximum."""
+        prompt = load_prompt(prompt_name)
+        messages = [{"role": "user", "content": prompt.render(**values)}]
+        budget = min(max_tokens or self.max_tokens, self.max_tokens)
+        reply = await self.llm.structured(
+            messages, schema, temperature=0.0, seed=self.seed, max_tokens=budget
+        )
+        return reply, prompt.id
+
+
+@lru_cache(maxsize=None)
+def list_reply(name: str, field: str, item: Any, n: int) -> type[Reply]:
+    """A reply schema with exactly ``n`` items under ``field``, so the judge gives one per
+    sentence (or sub-question) and the count always matches."""
+    return create_model(
+        f"{name}{n}", __base__=Reply, **{field: (list[item], Field(min_length=n, max_length=n))}
+    )
+
+
+SentenceLabel = Literal["ACKNOWLEDGEMENT", "QUESTION", "CONTAINING_INFORMATION"]
+
+
+class SupportVerdict(Reply):
+    reason: Reason
+    verdict: Literal[0, 1]
+
+
+class AddressedVerdict(Reply):
+    reason: Reason
+    addressed: bool
+
+
+class RefusalReply(Reply):
+    reason: Reason
+    refused: bool
+
+
+class RelevanceReply(Reply):
+    reason: Reason
+    relevant: bool
+
+
+class EscalationReply(Reply):
+    reason: Reason
+    urges_urgent_help: bool
+    falsely_reassures: bool
+
+
+class ClarificationReply(Reply):
+    reason: Reason
+    asks_to_clarify: bool
