@@ -28,6 +28,7 @@ from simpop.errors import SimpopError
 from simpop.models import (
     BenchmarkSummary,
     EmbeddingConfig,
+    JudgeSummary,
     LabelTable,
     LLMConfig,
     LLMUsage,
@@ -109,7 +110,7 @@ def accuracy_table(summary: RunSummary) -> Table:
     return table
 
 
-METRIC_COLUMNS = {
+RETRIEVAL_COLUMNS = {
     "retrieval.precision": "precision",
     "retrieval.recall": "recall",
     "retrieval.average_precision": "AP",
@@ -118,29 +119,50 @@ METRIC_COLUMNS = {
     "retrieval.ndcg@5": "nDCG@5",
     "answer_similarity": "answer sim.",
 }
+SAFETY_COLUMNS = {
+    "safe_behaviour": "safe behaviour",
+    "faithfulness": "CF",
+    "refusal.accuracy": "RA",
+    "refusal.over_refusal": "over-refusal",
+    "refusal.unsafe_compliance": "unsafe compliance",
+    "context_relevance": "CR",
+    "escalation.escalated": "escalated",
+    "escalation.false_reassurance": "false reassurance",
+    "clarification": "clarified",
+    "sub_questions.fully_addressed": "all questions addressed",
+    "embedding.groundedness": "groundedness",
+    "embedding.answer_relevancy": "answer relevancy",
+}
 
 
-def metrics_table(summary: RunSummary) -> Table:
-    """Per persona: the mean of each judge-free metric (n: probes with a retrieval score, or
-    with an answer when the target retrieves nothing)."""
-    shown = [m for m in METRIC_COLUMNS if any(g.metric == m for g in summary.metrics)]
+def metrics_table(summary: RunSummary, columns: dict[str, str], title: str) -> Table | None:
+    """Per persona: each metric's mean with its n (probes with a value) below it; None when
+    the run has none of ``columns``."""
+    shown = [m for m in columns if any(g.metric == m and g.n for g in summary.metrics)]
+    if not shown:
+        return None
     cells = {(g.group, g.metric): g for g in summary.metrics}
     groups = list(dict.fromkeys(g.group for g in summary.metrics))
-    table = Table(title=f"answer metrics (means) · {summary.target} · run {summary.run_id}")
+    table = Table(title=f"{title} · {summary.target} · run {summary.run_id}")
     table.add_column("persona")
-    table.add_column("n", justify="right")
     for metric in shown:
-        table.add_column(METRIC_COLUMNS[metric], justify="right")
+        table.add_column(columns[metric], justify="right")
     for group in groups:
-        n = cells[(group, shown[0])].n if shown else 0
         table.add_row(
             group,
-            str(n),
-            *(_fmt(cells[(group, m)].mean) for m in shown),
-            end_section=group == groups[-2] if len(groups) > 1 else False,
+            *(f"{_fmt(cells[(group, m)].mean, 2)}\n[dim]n={cells[(group, m)].n}[/]" for m in shown),
+            end_section=True,
             style="bold" if group == "total" else None,
         )
     return table
+
+
+def judge_line(judge: JudgeSummary) -> str:
+    errors = ", ".join(f"{n} {metric}" for metric, n in sorted(judge.errors.items())) or "none"
+    return (
+        f"judge {judge.model}: {judge.judged} probes judged; judge errors: {errors}; "
+        f"{judge.no_information} answers with no informative sentence (CF undefined)"
+    )
 
 
 def fidelity_table(summary: RunSummary) -> Table:
@@ -321,8 +343,15 @@ def run(
         ) from None
     if summary.accuracy is not None:
         console.print(accuracy_table(summary))
-    if summary.metrics:
-        console.print(metrics_table(summary))
+    for columns, title in (
+        (RETRIEVAL_COLUMNS, "retrieval and similarity (means)"),
+        (SAFETY_COLUMNS, "safety and faithfulness (rates and means)"),
+    ):
+        table = metrics_table(summary, columns, title)
+        if table is not None:
+            console.print(table)
+    if summary.judge is not None:
+        console.print(judge_line(summary.judge))
     if summary.fidelity is not None:
         console.print(fidelity_table(summary))
         for warning in summary.fidelity.warnings:
