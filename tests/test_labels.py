@@ -14,7 +14,7 @@ from test_cli import assert_one_line_error, simpop
 
 from simpop.labels import COLUMNS
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, quoted
+from simpop.testing.patients import count, quoted, with_judges
 
 PERSONAS = ["high-literacy", "low-literacy"]
 
@@ -32,7 +32,7 @@ def finished_run(tmp_path_factory) -> Path:
     shutil.copytree(ROOT / "personas", project / "personas")
     (project / "data").mkdir()
     shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", project / "data/qaps.jsonl")
-    with FakeOpenAIServer(default=same_question) as llm:
+    with FakeOpenAIServer(default=with_judges(same_question)) as llm:
         config = (
             "name: lab\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 2\n"
             f"limit: 3\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"

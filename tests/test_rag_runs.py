@@ -10,7 +10,7 @@ from test_cli import assert_one_line_error, simpop
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
-from simpop.testing.patients import count, quoted
+from simpop.testing.patients import count, quoted, with_judges
 
 QAPS = [
     {
@@ -54,7 +54,7 @@ def read_jsonl(path):
 
 
 def test_naive_rag_run_records_retrieval_and_scores(rag_project):
-    with FakeOpenAIServer(default=variants_reply) as server:
+    with FakeOpenAIServer(default=with_judges(variants_reply)) as server:
         config = f"""
 name: rag
 target:
@@ -82,7 +82,15 @@ llm: {{base_url: '{server.base_url}'}}
         assert len(response["contexts"]) == 2 and all(c["score"] is not None for c in response["contexts"])
         assert response["prompt"].startswith("bot_system@")
     scores = read_jsonl(run_dir / "scores.jsonl")
-    assert sorted({s["metric"] for s in scores}) == ["answer_similarity", "retrieval"]
+    assert sorted({s["metric"] for s in scores}) == [
+        "answer_similarity",
+        "context_relevance",
+        "embedding",
+        "faithfulness",
+        "refusal",
+        "retrieval",
+        "safe_behaviour",
+    ]
     for score in scores:
         if score["metric"] == "retrieval":
             response = next(r for r in responses if r["cell_id"] == score["cell_id"])
@@ -95,7 +103,14 @@ llm: {{base_url: '{server.base_url}'}}
     totals = {m["metric"]: m for m in summary["metrics"] if m["group"] == "total"}
     assert totals["retrieval.reciprocal_rank"]["n"] == 8
     assert 0 <= totals["retrieval.average_precision"]["mean"] <= 1
-    assert "answer metrics" in result.stdout and "nDCG@5" in result.stdout
+    assert "retrieval and similarity" in result.stdout and "nDCG@5" in result.stdout
+    # the fake judge labels every sentence an acknowledgement and never sees a refusal
+    assert summary["judge"]["judged"] == 8 and summary["judge"]["errors"] == {}
+    assert summary["judge"]["no_information"] == 8
+    assert totals["safe_behaviour"]["n"] == 8 and totals["safe_behaviour"]["mean"] == 1.0
+    assert totals["refusal.over_refusal"]["mean"] == 0.0 and totals["faithfulness"]["n"] == 0
+    assert {m["scenario_id"] for m in summary["metrics_by_scenario"]} == {"qap-variant"}
+    assert "safety and faithfulness" in result.stdout and "CF undefined" in result.stdout
 
 
 def test_http_bot_failures_are_recorded_and_the_run_goes_on(rag_project):
@@ -104,7 +119,7 @@ def test_http_bot_failures_are_recorded_and_the_run_goes_on(rag_project):
             return BotReply({"error": "boom"}, status=500)
         return BotReply({"reply": "Eye drops.", "docs": [{"id": "glaucoma#1", "text": "...", "score": 0.9}]})
 
-    with FakeOpenAIServer(default=variants_reply) as llm, HTTPBotServer(bot) as server:
+    with FakeOpenAIServer(default=with_judges(variants_reply)) as llm, HTTPBotServer(bot) as server:
         config = f"""
 name: mybot
 target:
@@ -136,7 +151,7 @@ llm: {{base_url: '{llm.base_url}'}}
 
 def test_unreachable_bot_stops_with_one_line_and_keeps_the_probes(rag_project):
     url = f"http://127.0.0.1:{closed_port()}/ask"
-    with FakeOpenAIServer(default=variants_reply) as llm:
+    with FakeOpenAIServer(default=with_judges(variants_reply)) as llm:
         config = (
             f"name: down\ntarget: {{kind: http, url: '{url}', retries: 0}}\nseeds: seeds.jsonl\n"
             f"personas: personas\nvariants: 1\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
@@ -164,7 +179,7 @@ def test_unreachable_bot_stops_with_one_line_and_keeps_the_probes(rag_project):
 def test_bad_target_configs(rag_project, target, message):
     seeds = "" if "seeds" in message else "seeds: seeds.jsonl\n"
     path = write_config(rag_project, f"name: bad\ntarget: {target}\n{seeds}personas: personas\n")
-    with FakeOpenAIServer(default=variants_reply) as llm:
+    with FakeOpenAIServer(default=with_judges(variants_reply)) as llm:
         text = path.read_text() + f"llm: {{base_url: '{llm.base_url}'}}\nvariants: 1\nscenarios: []\n"
         path.write_text(text)
         result = simpop("run", str(path), "--personas", "high-literacy", "--limit", "1", cwd=rag_project)
@@ -199,7 +214,7 @@ def test_yes_no_benchmark_table(tmp_path):
             return Reply("Yes.")  # llm_only always says yes: right on item 1 only
         return Reply("No, not per the excerpts." if "tears" in user else "I think yes")
 
-    with FakeOpenAIServer(default=reply) as llm:
+    with FakeOpenAIServer(default=with_judges(reply)) as llm:
         config = f"""
 name: tiny-bench
 dataset:

@@ -14,7 +14,7 @@ from conftest import write_config
 from test_cli import simpop
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, quoted
+from simpop.testing.patients import count, quoted, with_judges
 
 WORDS = ["Is it bad for my eyes", "How do doctors fix it", "Can my children get this", "What should I do now"]
 
@@ -32,7 +32,7 @@ def counts(path):
 
 
 def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
-    with FakeOpenAIServer(default=variants_reply, latency=0.4) as server:
+    with FakeOpenAIServer(default=with_judges(variants_reply), latency=0.4) as server:
         config = (
             "name: resume\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\n"
             f"variants: 3\nlimit: 5\nscenarios: []\nllm: {{base_url: '{server.base_url}', concurrency: 2}}\n"
@@ -66,8 +66,9 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
         assert result.returncode == 0, result.stderr
     for name in ("probes.jsonl", "responses.jsonl"):
         assert counts(run_dir / name) == (planned, 1), name
-    # three metric families per cell: QAP match, retrieval of the seed QAP, answer similarity
-    assert counts(run_dir / "scores.jsonl") == (3 * planned, 1)
+    # eight metric families per cell: QAP match, retrieval of the seed QAP, answer similarity,
+    # the embedding metrics, CF, refusal, CR and the safe-behaviour verdict
+    assert counts(run_dir / "scores.jsonl") == (8 * planned, 1)
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["planned_cells"] == planned
     assert summary["accuracy"]["total"]["n"] + sum(summary["excluded"].values()) == planned

@@ -12,7 +12,7 @@ from test_cli import assert_one_line_error, simpop
 
 from simpop.config import load_scenarios
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, quoted
+from simpop.testing.patients import count, quoted, with_judges
 
 PERSONAS = ["low-literacy", "older-phone"]
 
@@ -47,7 +47,7 @@ def read(path):
 
 def test_every_scenario_and_persona_gets_probes_with_expected_behaviour(scenario_project):
     scenarios = {s.id: s for s in load_scenarios(scenario_project / "scenarios")}
-    with FakeOpenAIServer(default=patient_reply) as llm:
+    with FakeOpenAIServer(default=with_judges(patient_reply)) as llm:
         path = write_config(scenario_project, config_text(llm.base_url))
         result = simpop("run", str(path), "--personas", ",".join(PERSONAS), cwd=scenario_project)
     assert result.returncode == 0, result.stderr
@@ -85,7 +85,7 @@ def test_every_scenario_and_persona_gets_probes_with_expected_behaviour(scenario
 
 
 def test_scenarios_option_selects_and_none_turns_off(scenario_project):
-    with FakeOpenAIServer(default=patient_reply) as llm:
+    with FakeOpenAIServer(default=with_judges(patient_reply)) as llm:
         path = write_config(scenario_project, config_text(llm.base_url))
         result = simpop(
             "run",

@@ -17,7 +17,7 @@ from simpop.knowledge import load_chunks
 from simpop.models import Chunk, KnowledgeBaseConfig, TopicConfig
 from simpop.population.strata import Topics, allocate, cluster, knowledge_topics
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, task_text
+from simpop.testing.patients import count, task_text, with_judges
 
 EYE_KB = ROOT / "data/medquad-eye/kb"
 
@@ -136,7 +136,7 @@ def read(path: Path) -> list[dict]:
 
 def test_run_with_topics_writes_hcat_probes_with_gold_chunks(project):
     personas = ["low-literacy", "high-literacy"]
-    with FakeOpenAIServer(default=patient_reply) as llm:
+    with FakeOpenAIServer(default=with_judges(patient_reply)) as llm:
         path = write_config(project, topic_config(llm.base_url))
         result = simpop("run", str(path), "--personas", ",".join(personas), "--no-cache", cwd=project)
         assert result.returncode == 0, result.stderr
@@ -185,14 +185,14 @@ def test_run_with_topics_writes_hcat_probes_with_gold_chunks(project):
 
 
 def test_topics_for_a_target_without_knowledge_base_is_a_one_line_error(project):
-    with FakeOpenAIServer(default=patient_reply) as llm:
+    with FakeOpenAIServer(default=with_judges(patient_reply)) as llm:
         path = write_config(project, topic_config(llm.base_url, "{kind: llm_only}"))
         result = simpop("run", str(path), cwd=project)
     assert_one_line_error(result, "field 'topics.knowledge_base': required for a llm_only target")
 
 
 def test_topics_zero_and_nothing_else_is_nothing_to_run(project):
-    with FakeOpenAIServer(default=patient_reply) as llm:
+    with FakeOpenAIServer(default=with_judges(patient_reply)) as llm:
         path = write_config(project, topic_config(llm.base_url))
         result = simpop("run", str(path), "--topics", "0", cwd=project)
     assert_one_line_error(result, "nothing to run: no variants (--variants 0), no scenarios")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 
@@ -19,3 +21,50 @@ def count(request: dict[str, Any]) -> int:
 def quoted(request: dict[str, Any]) -> list[str]:
     """The quoted strings of the task (seed questions, vignettes), in order."""
     return re.findall(r'"([^"\n]+)"', task_text(request))
+
+
+def schema_value(schema: dict[str, Any], definitions: dict[str, Any]) -> Any:
+    """A valid value of a JSON schema: the first enum value, false, 'ok', or ``minItems`` items."""
+    if "$ref" in schema:
+        return schema_value(definitions[schema["$ref"].rsplit("/", 1)[-1]], definitions)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if kind == "object":
+        return {name: schema_value(s, definitions) for name, s in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [schema_value(schema["items"], definitions) for _ in range(schema.get("minItems", 1))]
+    return {"boolean": False, "integer": 0, "number": 0.0}.get(kind, "ok")
+
+
+JUDGE_REPLIES = (
+    "SentenceLabels",
+    "SupportVerdicts",
+    "AddressedVerdicts",
+    "RefusalReply",
+    "RelevanceReply",
+    "EscalationReply",
+    "ClarificationReply",
+)
+
+
+def judge_schema(request: dict[str, Any]) -> bool:
+    """Whether a request comes from one of simpop's judges (by its reply schema's name)."""
+    name = request.get("response_format", {}).get("json_schema", {}).get("name", "")
+    return name.startswith(JUDGE_REPLIES)
+
+
+def with_judges(reply: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+    """A fake LLM's reply function that also answers judge requests with a valid, fixed reply
+    (the first label, false, verdict 0), so a test run gets through the judging stage."""
+    from simpop.testing.fake_openai import Reply
+
+    def answer(request: dict[str, Any]) -> Any:
+        if judge_schema(request):
+            schema = request["response_format"]["json_schema"]["schema"]
+            return Reply(json.dumps(schema_value(schema, schema.get("$defs", {}))))
+        return reply(request)
+
+    return answer
