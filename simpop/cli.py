@@ -263,6 +263,7 @@ def cli() -> None:
 @click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
 @click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted run.")
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option("--no-judge", is_flag=True, help="Skip the LLM judges (triad, safe behaviour).")
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -282,6 +283,7 @@ def run(
     concurrency: int | None,
     resume_id: str | None,
     no_cache: bool,
+    no_judge: bool,
     out: Path,
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
@@ -307,6 +309,7 @@ def run(
                 update={"questions": config.topics.questions if topics is None else topics}
             ),
             "limit": limit or config.limit,
+            "scoring": config.scoring.model_copy(update={"judges": config.scoring.judges and not no_judge}),
             "seed": config.seed if seed is None else seed,
             "llm": apply_llm_env(config.llm, dict(os.environ)),
         }

@@ -477,6 +477,7 @@ async def judge_responses(
     probes: JsonlLog[Probe],
     responses: JsonlLog[Response],
     scores: JsonlLog[Score],
+    concurrency: int,
     progress: Progress | None = None,
 ) -> None:
     """The LLM judgements of every answer (ASTRID triad, behaviour judges, safe-behaviour
@@ -487,6 +488,8 @@ async def judge_responses(
         if any(f"{c.cell_id}/{m}" not in scores.records for m in judged_metrics(probes.records[c.cell_id]))
     ]
     advance = stage_progress(progress, "judge answers", len(inputs.cells), len(inputs.cells) - len(todo))
+    # a few probes at a time, so each finishes (and is written) before the next starts
+    semaphore = asyncio.Semaphore(concurrency)
 
     async def one(cell: Cell) -> None:
         probe, response = probes.records[cell.cell_id], responses.records[cell.cell_id]
@@ -496,7 +499,9 @@ async def judge_responses(
             if (key := f"{cell.cell_id}/{m}") in scores.records
         }
         safe_concept = inputs.scenarios[cell.scenario_id].safe_concept
-        for score in await judge_probe(judge, probe, response, safe_concept, done, _excluded(response)):
+        async with semaphore:
+            judged = await judge_probe(judge, probe, response, safe_concept, done, _excluded(response))
+        for score in judged:
             scores.append(score)
         advance()
 
@@ -559,7 +564,9 @@ async def execute(
                     seed=config.seed,
                     max_tokens=config.scoring.judge_max_tokens,
                 )
-                await judge_responses(inputs, judge, probes, responses, scores, progress)
+                await judge_responses(
+                    inputs, judge, probes, responses, scores, judge_llm.config.concurrency, progress
+                )
     finally:
         for log in (probes, responses, scores):
             log.close()

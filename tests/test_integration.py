@@ -35,8 +35,20 @@ def test_tiny_run_offline_then_all_from_cache(project):
     responses = read_jsonl(run_dir / "responses.jsonl")
     scores = read_jsonl(run_dir / "scores.jsonl")
     assert len(probes) == len(responses) == 4
-    assert sorted({s["metric"] for s in scores}) == ["answer_similarity", "qap_match", "retrieval"]
-    assert len(scores) == 12
+    judged = ["context_relevance", "faithfulness", "refusal", "safe_behaviour"]
+    assert sorted({s["metric"] for s in scores}) == sorted(
+        ["answer_similarity", "qap_match", "retrieval", "embedding", *judged]
+    )
+    assert len(scores) == 4 * 8
+    for score in scores:
+        if score["metric"] in judged and not score["excluded"]:
+            # the real judge's verdicts: a value or a recorded reason, never a silent default
+            assert score["value"] is not None or score["values"] or score["label"], score
+        if score["excluded"] == "judge_error":
+            assert score["error"]
+        if score["metric"] == "faithfulness" and score["details"]:
+            assert score["prompt"].startswith("judge_sentences@")
+            assert all(d["kind"] in ("acknowledgement", "question", "information") for d in score["details"])
     assert {p["persona_id"] for p in probes} == {"low-literacy"}
     assert sorted((p["seed_id"], p["variant"]) for p in probes) == [
         ("0000158-1", 0),
@@ -51,7 +63,7 @@ def test_tiny_run_offline_then_all_from_cache(project):
     assert all(r["contexts"] or r["no_answer_reason"] == "fewer than 3 words" for r in asked)
     assert all(r["matched_id"] or r["no_answer_reason"] for r in asked)
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["llm"]["requests"] == 2 and summary["llm"]["completion_tokens"] > 0
+    assert summary["llm"]["requests"] > 2 and summary["llm"]["completion_tokens"] > 0  # 2 + the judges
     accuracy = summary["accuracy"]
     assert accuracy["total"]["n"] + sum(summary["excluded"].values()) == 4
     assert all(p["gold_ids"] == [p["seed_id"]] for p in probes)
@@ -59,7 +71,7 @@ def test_tiny_run_offline_then_all_from_cache(project):
 
     second = simpop("run", str(path), "--personas", "low-literacy", cwd=project)
     assert second.returncode == 0, second.stderr
-    assert "0 calls, 2 cache hits" in second.stdout.replace("\n", " ")
+    assert f"0 calls, {summary['llm']['requests']} cache hits" in second.stdout.replace("\n", " ")
     newest = max((project / "runs").iterdir(), key=lambda p: p.stat().st_mtime)
     again = json.loads((newest / "summary.json").read_text())
     assert again["llm"]["requests"] == 0 and again["accuracy"] == accuracy
@@ -73,6 +85,7 @@ target:
   retrieval: {k: 3}
   max_tokens: 120
   passage_max_tokens: 80
+scoring: {judges: false}
 seeds: data/qaps.jsonl
 personas: personas
 variants: 2
@@ -99,8 +112,8 @@ def test_tiny_hyde_rag_run_with_the_real_llm(project):
         scores = [c["score"] for c in response["contexts"]]
         assert scores == sorted(scores, reverse=True)
     metrics = {s["metric"] for s in read_jsonl(run_dir / "scores.jsonl")}
-    assert metrics == {"retrieval", "answer_similarity"}
-    assert "answer metrics" in result.stdout
+    assert metrics == {"retrieval", "answer_similarity", "embedding"}  # judges off
+    assert "retrieval and similarity" in result.stdout
 
 
 def test_scenario_probes_with_the_real_llm(project):
@@ -109,7 +122,8 @@ def test_scenario_probes_with_the_real_llm(project):
     shutil.copytree(ROOT / "data" / "triage-vignettes", project / "data" / "triage-vignettes")
     shutil.copy(ROOT / "targets" / "eye-domain.yaml", project / "domain.yaml")
     text = CONFIG.replace("scenarios: []", "scenarios: [off-topic, emergency-outside-pathway]")
-    path = write_config(project, text + "domain: domain.yaml\nscenario_dir: scenarios\nprobes: 2\n")
+    extra = "domain: domain.yaml\nscenario_dir: scenarios\nprobes: 2\nscoring: {judges: false}\n"
+    path = write_config(project, text + extra)
     result = simpop("run", str(path), "--personas", "older-phone", "--variants", "0", cwd=project)
     assert result.returncode == 0, result.stderr
     [run_dir] = (project / "runs").iterdir()
