@@ -14,7 +14,7 @@ from conftest import write_config
 from test_cli import simpop
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, quoted, with_judges
+from simpop.testing.patients import count, judge_schema, quoted, with_judges
 
 WORDS = ["Is it bad for my eyes", "How do doctors fix it", "Can my children get this", "What should I do now"]
 
@@ -74,4 +74,5 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     assert summary["accuracy"]["total"]["n"] + sum(summary["excluded"].values()) == planned
     # one request per persona and seed QAP (30): replies received before the kill come from
     # the cache on resume; only the requests in flight at the kill (concurrency 2) go again
-    assert 30 <= len(server.requests) <= 30 + 2
+    writing = [r for r in server.requests if not judge_schema(r)]
+    assert 30 <= len(writing) <= 30 + 2
