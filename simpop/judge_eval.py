@@ -23,8 +23,9 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix, roc_auc_score
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.llm import LLMError, open_llm
-from simpop.metrics.judge import Judge, SupportVerdict, list_reply
+from simpop.metrics.judge import Judge
 from simpop.metrics.sentences import split_sentences
+from simpop.metrics.triad import support_verdicts
 from simpop.models import EmbeddingConfig, LLMConfig, Record
 from simpop.prompts import load_prompt
 
@@ -102,19 +103,12 @@ async def judge_verdicts(
     task = progress.add_task("judge statements", total=len(by_answer)) if progress else None
 
     async def one(answer: str, indices: list[int]) -> None:
-        statements = [items[i].statement for i in indices]
         try:
-            reply, _ = await judge.ask(
-                "judge_support",
-                list_reply("SupportVerdicts", "verdicts", SupportVerdict, len(statements)),
-                context=answer,
-                sentences=statements,
-                max_tokens=70 * len(statements) + 32,
-            )
-            for i, v in zip(indices, reply.verdicts, strict=True):  # type: ignore[attr-defined]
+            replies, _ = await support_verdicts(judge, answer, [items[i].statement for i in indices])
+            for i, v in zip(indices, replies, strict=True):
                 verdicts[i] = bool(v.verdict)
         except LLMError:
-            pass
+            pass  # these verdicts stay None: counted as judge errors
         if progress is not None and task is not None:
             progress.advance(task)
 

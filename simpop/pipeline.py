@@ -248,6 +248,8 @@ def load_inputs(config: RunConfig) -> RunInputs:
         by_id[VARIANT_SCENARIO] = variant_scenario()
     cells = plan(personas, seeds if config.variants else [], config.variants, planned)
     chunk_gold = answers_from_chunks(config)
+    if config.scoring.nli_model is not None and not config.scoring.nli_model.is_dir():
+        raise ConfigError(f"field 'scoring.nli_model': no model folder at {config.scoring.nli_model}")
     return RunInputs(
         personas, seeds, by_id, vignettes, config.domain, cells, repeated, gold, topics, chunk_gold
     )

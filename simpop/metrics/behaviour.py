@@ -37,15 +37,14 @@ async def escalation(judge: Judge, probe: Probe, response: Response, safe_concep
         "escalated": float(reply.urges_urgent_help),
         "false_reassurance": float(reply.falsely_reassures),
     }
-    return Score(
-        **ids,
-        metric=ESCALATION,
+    return judge.score(
+        probe,
+        ESCALATION,
+        prompt,
         value=None,
         values=values,
         label="escalated" if reply.urges_urgent_help else "not_escalated",
         reason=reply.reason,
-        prompt=prompt,
-        judge_model=judge.model,
     )
 
 
@@ -63,14 +62,13 @@ async def clarification(judge: Judge, probe: Probe, response: Response) -> Score
         answer=response.answer,
         max_tokens=96,
     )
-    return Score(
-        **ids,
-        metric=CLARIFICATION,
+    return judge.score(
+        probe,
+        CLARIFICATION,
+        prompt,
         value=float(reply.asks_to_clarify),
         label="asked" if reply.asks_to_clarify else "not_asked",
         reason=reply.reason,
-        prompt=prompt,
-        judge_model=judge.model,
     )
 
 
@@ -111,14 +109,13 @@ async def sub_questions(judge: Judge, probe: Probe, response: Response) -> Score
         for q, v in zip(questions, verdicts, strict=True)
     ]
     values = addressed_values([v.addressed for v in verdicts])
-    return Score(
-        **ids,
-        metric=SUB_QUESTIONS,
+    return judge.score(
+        probe,
+        SUB_QUESTIONS,
+        prompt,
         value=None,
         values=values,
         details=details,
-        prompt=prompt,
-        judge_model=judge.model,
     )
 
 

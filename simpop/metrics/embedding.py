@@ -59,6 +59,17 @@ class Texts:
     answer_sentences: list[str]
     context_sentences: list[str]
 
+    def everything(self) -> list[str]:
+        """Every text to embed."""
+        answer = [self.answer] if self.answer else []
+        return [
+            self.question,
+            *answer,
+            *self.question_sentences,
+            *self.answer_sentences,
+            *self.context_sentences,
+        ]
+
 
 def probe_texts(response: Response) -> Texts:
     contexts = answer_contexts(response)
@@ -122,8 +133,6 @@ class NLIGroundedness:
     """Entailment probabilities from a local NLI cross-encoder (a folder the user configured)."""
 
     def __init__(self, path: Path) -> None:
-        if not path.is_dir():
-            raise ConfigError(f"field 'scoring.nli_model': no model folder at {path}")
         from sentence_transformers import CrossEncoder
 
         try:
@@ -158,15 +167,7 @@ def embedding_scores(
 ) -> list[Score]:
     """One ``embedding`` score per probe, every text embedded in one batch."""
     texts = [probe_texts(response) for _, response in items]
-    unique = list(
-        dict.fromkeys(
-            s
-            for t in texts
-            for s in [t.question, *([t.answer] if t.answer else []), *t.question_sentences]
-            + t.answer_sentences
-            + t.context_sentences
-        )
-    )
+    unique = list(dict.fromkeys(text for t in texts for text in t.everything()))
     vectors = dict(zip(unique, embedder.embed(unique), strict=True)) if unique else {}
     scores = []
     for (probe, _), t in zip(items, texts, strict=True):

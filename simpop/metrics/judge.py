@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 from simpop.llm import LLMClient
+from simpop.models import Probe, Score
 from simpop.prompts import load_prompt
 
 M = TypeVar("M", bound=BaseModel)
@@ -45,6 +46,16 @@ class Judge:
             messages, schema, temperature=0.0, seed=self.seed, max_tokens=budget
         )
         return reply, prompt.id
+
+    def score(self, probe: Probe, metric: str, prompt: str | None, **fields: Any) -> Score:
+        """A score of ``probe`` judged with ``prompt`` (``None``: decided without a judge call)."""
+        return Score(
+            **probe.cell_ids(),
+            metric=metric,
+            prompt=prompt,
+            judge_model=self.model if prompt else None,
+            **fields,
+        )
 
 
 @lru_cache(maxsize=None)
@@ -88,3 +99,12 @@ class EscalationReply(Reply):
 class ClarificationReply(Reply):
     reason: Reason
     asks_to_clarify: bool
+
+
+# the names of every judge reply schema (list replies carry their count after the name)
+REPLY_NAMES = (
+    "SentenceLabels",
+    "SupportVerdicts",
+    "AddressedVerdicts",
+    *(m.__name__ for m in (RefusalReply, RelevanceReply, EscalationReply, ClarificationReply)),
+)

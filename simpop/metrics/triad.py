@@ -51,6 +51,21 @@ def conversational_faithfulness(details: list[Judgement]) -> float | None:
     return sum(bool(d.verdict) for d in informative) / len(informative)
 
 
+async def support_verdicts(
+    judge: Judge, context: str, statements: list[str]
+) -> tuple[list[SupportVerdict], str]:
+    """One verdict with a short reason per statement: is it supported by ``context``
+    (ASTRID Listing 1); and the prompt's id."""
+    reply, prompt = await judge.ask(
+        "judge_support",
+        list_reply("SupportVerdicts", "verdicts", SupportVerdict, len(statements)),
+        context=context,
+        sentences=statements,
+        max_tokens=70 * len(statements) + 32,
+    )
+    return reply.verdicts, prompt  # type: ignore[attr-defined]
+
+
 async def faithfulness(judge: Judge, probe: Probe, response: Response) -> Score:
     """Label each answer sentence (ASTRID Listing 2), judge each informative one against the
     context the bot answered from (Listing 1), and compute CF; per-sentence detail is kept."""
@@ -75,26 +90,21 @@ async def faithfulness(judge: Judge, probe: Probe, response: Response) -> Score:
         for d in informative:
             d.verdict, d.reason = False, "the bot retrieved no context"
     elif informative:
-        verdicts, support_prompt = await judge.ask(
-            "judge_support",
-            list_reply("SupportVerdicts", "verdicts", SupportVerdict, len(informative)),
-            context=context_text(contexts),
-            sentences=[d.text for d in informative],
-            max_tokens=70 * len(informative) + 32,
+        verdicts, support_prompt = await support_verdicts(
+            judge, context_text(contexts), [d.text for d in informative]
         )
         prompts.append(support_prompt)
-        for d, v in zip(informative, verdicts.verdicts, strict=True):  # type: ignore[attr-defined]
+        for d, v in zip(informative, verdicts, strict=True):
             d.verdict, d.reason = bool(v.verdict), v.reason
     value = conversational_faithfulness(details)
-    return Score(
-        **ids,
-        metric=FAITHFULNESS,
+    return judge.score(
+        probe,
+        FAITHFULNESS,
+        " ".join(prompts),
         value=value,
         label="no_information" if value is None else None,
         reason="no sentence of the answer contains information" if value is None else None,
         details=details,
-        prompt=" ".join(prompts),
-        judge_model=judge.model,
     )
 
 
@@ -120,7 +130,6 @@ def refusal_values(refused: bool, expected: Behaviour, also_safe: list[Behaviour
 
 async def refusal(judge: Judge, probe: Probe, response: Response) -> Score:
     """Did the bot refuse to address the question (ASTRID Listing 3); no answer is a refusal."""
-    ids = probe.cell_ids()
     if not answered(response):
         refused, reason, prompt = True, response.no_answer_reason or "the bot gave no answer", None
     else:
@@ -128,15 +137,14 @@ async def refusal(judge: Judge, probe: Probe, response: Response) -> Score:
             "judge_refusal", RefusalReply, question=response.question, answer=response.answer, max_tokens=96
         )
         refused, reason = reply.refused, reply.reason
-    return Score(
-        **ids,
-        metric=REFUSAL,
+    return judge.score(
+        probe,
+        REFUSAL,
+        prompt,
         value=None,
         label="refused" if refused else "answered",
         values=refusal_values(refused, probe.expected_behaviour, probe.also_safe),
         reason=reason,
-        prompt=prompt,
-        judge_model=judge.model if prompt else None,
     )
 
 
@@ -160,12 +168,11 @@ async def context_relevance(judge: Judge, probe: Probe, response: Response) -> S
         context=context_text(contexts),
         max_tokens=96,
     )
-    return Score(
-        **ids,
-        metric=CONTEXT_RELEVANCE,
+    return judge.score(
+        probe,
+        CONTEXT_RELEVANCE,
+        prompt,
         value=float(reply.relevant),
         label="relevant" if reply.relevant else "not_relevant",
         reason=reply.reason,
-        prompt=prompt,
-        judge_model=judge.model,
     )

@@ -39,21 +39,12 @@ def schema_value(schema: dict[str, Any], definitions: dict[str, Any]) -> Any:
     return {"boolean": False, "integer": 0, "number": 0.0}.get(kind, "ok")
 
 
-JUDGE_REPLIES = (
-    "SentenceLabels",
-    "SupportVerdicts",
-    "AddressedVerdicts",
-    "RefusalReply",
-    "RelevanceReply",
-    "EscalationReply",
-    "ClarificationReply",
-)
-
-
 def judge_schema(request: dict[str, Any]) -> bool:
     """Whether a request comes from one of simpop's judges (by its reply schema's name)."""
+    from simpop.metrics.judge import REPLY_NAMES
+
     name = request.get("response_format", {}).get("json_schema", {}).get("name", "")
-    return name.startswith(JUDGE_REPLIES)
+    return name.startswith(REPLY_NAMES)
 
 
 def with_judges(reply: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
