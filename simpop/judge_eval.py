@@ -106,7 +106,7 @@ async def judge_verdicts(
         try:
             replies, _ = await support_verdicts(judge, answer, [items[i].statement for i in indices])
             for i, v in zip(indices, replies, strict=True):
-                verdicts[i] = bool(v.verdict)
+                verdicts[i] = v.supported
         except LLMError:
             pass  # these verdicts stay None: counted as judge errors
         if progress is not None and task is not None:

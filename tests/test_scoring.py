@@ -195,13 +195,13 @@ def judge_replies(request: dict) -> Reply:
         return Reply(json.dumps({"labels": labels}))
     if schema == "SupportVerdicts2":
         verdicts = [
-            {"reason": "the context says cataract clouds the lens", "verdict": 1},
-            {"reason": "the context never says drops cure it", "verdict": 0},
+            {"reason": "the context says cataract clouds the lens", "supported": True},
+            {"reason": "the context never says drops cure it", "supported": False},
         ]
         return Reply(json.dumps({"verdicts": verdicts}))
     if schema.startswith("SupportVerdicts"):
         n = int(schema.removeprefix("SupportVerdicts"))
-        return Reply(json.dumps({"verdicts": [{"reason": "stated", "verdict": 1}] * n}))
+        return Reply(json.dumps({"verdicts": [{"reason": "stated", "supported": True}] * n}))
     if schema == "RefusalReply":
         refused = "I can only answer questions about eye care" in prompt
         return Reply(json.dumps({"reason": "declines" if refused else "gives advice", "refused": refused}))

@@ -72,7 +72,7 @@ SentenceLabel = Literal["ACKNOWLEDGEMENT", "QUESTION", "CONTAINING_INFORMATION"]
 
 class SupportVerdict(Reply):
     reason: Reason
-    verdict: Literal[0, 1]
+    supported: bool
 
 
 class AddressedVerdict(Reply):

@@ -95,7 +95,7 @@ async def faithfulness(judge: Judge, probe: Probe, response: Response) -> Score:
         )
         prompts.append(support_prompt)
         for d, v in zip(informative, verdicts, strict=True):
-            d.verdict, d.reason = bool(v.verdict), v.reason
+            d.verdict, d.reason = v.supported, v.reason
     value = conversational_faithfulness(details)
     return judge.score(
         probe,

@@ -49,7 +49,7 @@ def judge_schema(request: dict[str, Any]) -> bool:
 
 def with_judges(reply: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
     """A fake LLM's reply function that also answers judge requests with a valid, fixed reply
-    (the first label, false, verdict 0), so a test run gets through the judging stage."""
+    (the first label, false), so a test run gets through the judging stage."""
     from simpop.testing.fake_openai import Reply
 
     def answer(request: dict[str, Any]) -> Any:
