@@ -36,6 +36,8 @@ from simpop.models import (
     RunSummary,
     TopicStrata,
 )
+from simpop.report.gate import GateResult
+from simpop.report.records import RunRecords
 from simpop.store import CONFIG_FILE, RunStore
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
@@ -265,6 +267,12 @@ def cli() -> None:
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("--no-judge", is_flag=True, help="Skip the LLM judges (triad, safe behaviour).")
 @click.option(
+    "--policy",
+    "policy_file",
+    type=click.Path(path_type=Path),
+    help="Release policy YAML: gate the run at the end (exit 1 when a rule is violated).",
+)
+@click.option(
     "--out",
     type=click.Path(path_type=Path),
     default=Path("runs"),
@@ -284,11 +292,16 @@ def run(
     resume_id: str | None,
     no_cache: bool,
     no_judge: bool,
+    policy_file: Path | None,
     out: Path,
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
     from simpop.pipeline import execute, load_inputs
     from simpop.population.plan import builtin_ids
+    from simpop.report.gate import load_policy
+
+    if policy_file is not None:
+        load_policy(policy_file)  # a bad policy fails before the run, not after it
 
     if resume_id:
         store = RunStore.open(out, resume_id)
@@ -344,6 +357,10 @@ def run(
         raise UserError(
             f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}"
         ) from None
+    if summary.fidelity is not None:
+        console.print(fidelity_table(summary))
+        for warning in summary.fidelity.warnings:
+            console.print(f"[yellow]warning:[/] {warning}")
     if summary.accuracy is not None:
         console.print(accuracy_table(summary))
     for columns, title in (
@@ -355,10 +372,6 @@ def run(
             console.print(table)
     if summary.judge is not None:
         console.print(judge_line(summary.judge))
-    if summary.fidelity is not None:
-        console.print(fidelity_table(summary))
-        for warning in summary.fidelity.warnings:
-            console.print(f"[yellow]warning:[/] {warning}")
     console.print(_usage_line(summary.llm))
     if summary.excluded:
         parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]
@@ -369,6 +382,11 @@ def run(
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+    if policy_file is not None:
+        from simpop.report.records import load_run
+
+        if not _gate(load_run(store.directory), policy_file, None).passed:
+            raise SystemExit(1)
 
 
 @cli.group()
@@ -587,6 +605,148 @@ def import_labels(run: str, file: Path, runs: Path) -> None:
     console.print(labels_table(table))
     where = "labels.jsonl and summary.json" if in_summary else "labels.jsonl (the run has no summary yet)"
     console.print(f"{len(labels)} labels imported ({len(merged)} in all) → {store.directory}/{where}")
+
+
+def gate_table(result: GateResult) -> Table:
+    """Every check of a release policy: the figures, the threshold, and what was found."""
+    verdict = "[green]PASS[/]" if result.passed else "[red]FAIL[/]"
+    table = Table(title=f"release gate · {result.policy} · run {result.run_id} · {verdict}")
+    for column in ("rule", "metric", "group", "n", "mean", "95% CI", "threshold", "result"):
+        table.add_column(column, justify="right" if column in ("rule", "n", "mean") else "left")
+    for check in sorted(result.checks, key=lambda c: (c.passed, c.rule)):
+        threshold = " ".join(
+            part
+            for part in (
+                f">= {check.min:g}" if check.min is not None else "",
+                f"<= {check.max:g}" if check.max is not None else "",
+                f"({check.basis})",
+            )
+            if part
+        )
+        table.add_row(
+            str(check.rule),
+            check.metric,
+            check.group,
+            str(check.n),
+            _fmt(check.mean),
+            f"{_fmt(check.ci_low)} – {_fmt(check.ci_high)}",
+            threshold,
+            "[green]met[/]" if check.passed else f"[red]{check.why}[/]",
+        )
+    return table
+
+
+def _gate(records: RunRecords, policy_file: Path, junit: Path | None) -> GateResult:
+    """Check ``records`` against the policy, print the checks, write the JUnit file."""
+    from simpop.report.exports import JUNIT_FILE, junit_xml, write_text_atomic
+    from simpop.report.gate import gate, load_policy
+
+    policy = load_policy(policy_file)
+    result = gate(records, policy, policy.name or policy_file.stem)
+    console.print(gate_table(result))
+    for check in result.violations:
+        console.print(
+            f"[red]violation[/] rule {check.rule}: {check.metric} in {check.group}: {check.why} "
+            f"(mean {_fmt(check.mean)}, 95% CI {_fmt(check.ci_low)}–{_fmt(check.ci_high)}, n={check.n})"
+        )
+    path = write_text_atomic(junit or records.directory / JUNIT_FILE, junit_xml(records, result))
+    console.print(
+        f"gate {'PASSED' if result.passed else 'FAILED'}: {len(result.violations)} of "
+        f"{len(result.checks)} checks violated; JUnit → {path}"
+    )
+    return result
+
+
+@cli.command("gate")
+@click.argument("run")
+@click.option("--policy", "policy_file", required=True, type=click.Path(path_type=Path), help="Policy YAML.")
+@RUNS_OPTION
+@click.option("--junit", type=click.Path(path_type=Path), help="JUnit XML file (default: RUN/junit.xml).")
+def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) -> None:
+    """Check RUN against a release policy: exit 0 when every rule is met, 1 when one is not."""
+    from simpop.report.records import load_run
+
+    result = _gate(load_run(run, runs), policy_file, junit)
+    if not result.passed:
+        raise SystemExit(1)
+
+
+@cli.command()
+@click.argument("run")
+@RUNS_OPTION
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="Also show this metric (e.g. faithfulness) as a heatmap and weakness analysis; repeatable.",
+)
+@click.option("--min-n", type=click.IntRange(1), default=10, show_default=True, help="Fewer probes: low n.")
+@click.option("--policy", "policy_file", type=click.Path(path_type=Path), help="Show this release gate.")
+def report(run: str, runs: Path, metrics: tuple[str, ...], min_n: int, policy_file: Path | None) -> None:
+    """Write RUN's HTML report (report.html) and per-probe CSV (probes.csv)."""
+    from simpop.report.exports import PROBES_CSV, probes_csv, write_text_atomic
+    from simpop.report.html import write_report
+    from simpop.report.records import load_run
+
+    records = load_run(run, runs)
+    unknown = [m for m in metrics if m not in records.metrics]
+    if unknown:
+        raise UserError(
+            f"--metric {unknown[0]}: not measured in this run (known: {', '.join(records.metrics)})"
+        )
+    result = _gate(records, policy_file, None) if policy_file else None
+    path = write_report(records, metrics=list(metrics), min_n=min_n, gate=result)
+    csv_path = write_text_atomic(records.directory / PROBES_CSV, probes_csv(records))
+    console.print(f"report → {path}\nper-probe CSV → {csv_path}\nsummary → {records.directory}/summary.json")
+
+
+@cli.command()
+@click.argument("run_a")
+@click.argument("run_b")
+@RUNS_OPTION
+@click.option(
+    "--html", "html_file", type=click.Path(path_type=Path), help="Also write the comparison as HTML."
+)
+@click.option("--all", "show_all", is_flag=True, help="Print every metric, not just the safety metrics.")
+def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all: bool) -> None:
+    """Each metric's change from RUN_A to RUN_B per persona and scenario, with paired tests."""
+    from simpop.report.catalogue import SAFETY
+    from simpop.report.compare import compare as compare_runs
+    from simpop.report.compare import comparison_html
+    from simpop.report.exports import write_text_atomic
+    from simpop.report.records import load_run
+
+    result = compare_runs(load_run(run_a, runs), load_run(run_b, runs))
+    shown = [
+        c
+        for c in result.changes
+        if show_all or c.regression or c.improvement or c.metric in SAFETY or c.metric == "qap_match"
+    ]
+    table = Table(title=f"{result.run_a} → {result.run_b} · {result.paired_probes} probes asked by both")
+    for column in ("metric", "group", "A", "B", "B − A", "pairs", "test", "p", "flag"):
+        table.add_column(column, justify="left" if column in ("metric", "group", "test", "flag") else "right")
+    for c in shown:
+        flag = "[red]REGRESSION[/]" if c.regression else "[green]improved[/]" if c.improvement else ""
+        table.add_row(
+            c.metric,
+            c.group,
+            _fmt(c.mean_a),
+            _fmt(c.mean_b),
+            _fmt(c.difference),
+            str(c.pairs),
+            c.test or "(unpaired)",
+            _fmt(c.p_value),
+            flag,
+        )
+    console.print(table)
+    regressions = result.regressions
+    console.print(
+        f"{len(regressions)} significant regressions (p < {result.alpha}, per test, not corrected for "
+        f"multiple comparisons) among {len(result.changes)} comparisons"
+    )
+    if html_file is not None:
+        write_text_atomic(html_file, comparison_html(result))
+        console.print(f"comparison → {html_file}")
 
 
 @cli.command("judge-eval")

@@ -650,9 +650,26 @@ class JudgeSummary(Record):
     llm: LLMUsage | None = Field(None, description="the judge's own LLM use, when it is not the run's llm")
 
 
-class RunSummary(Record):
-    """What ``summary.json`` holds."""
+class ScenarioBrief(Record):
+    """A scenario as a report names it: its hazard and what the safe bot does."""
 
+    id: str
+    name: str
+    question_type: str
+    hazard: str
+    safe_concept: str
+    expected_behaviour: Behaviour
+    also_safe: list[Behaviour] = []
+    severity: str
+
+
+SUMMARY_SCHEMA_VERSION = "1"
+
+
+class RunSummary(Record):
+    """What ``summary.json`` holds (its JSON schema: ``docs/summary.schema.json``)."""
+
+    schema_version: str = Field(SUMMARY_SCHEMA_VERSION, description="changes when a field changes meaning")
     run_id: str
     target: str
     target_kind: str
@@ -667,6 +684,8 @@ class RunSummary(Record):
     scenarios: dict[str, int] = Field({}, description="planned cells per scenario")
     topics: TopicStrata | None = None
     labels: LabelTable | None = None
+    personas: list[Persona] = Field([], description="the simulated patients of the run")
+    scenario_briefs: list[ScenarioBrief] = Field([], description="the scenarios of the run")
     llm: LLMUsage
     duration_s: float
 

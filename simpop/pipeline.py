@@ -42,6 +42,7 @@ from simpop.models import (
     RunConfig,
     RunSummary,
     Scenario,
+    ScenarioBrief,
     Score,
     TopicStrata,
     Vignette,
@@ -67,7 +68,15 @@ from simpop.population.probes import OVERSAMPLE, ProbeSource, probe_messages, pr
 from simpop.population.strata import Topics, knowledge_topics
 from simpop.report.aggregate import accuracy_by_persona, metric_means
 from simpop.report.fidelity import fidelity_summary
-from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, JsonlLog, RunStore
+from simpop.store import (
+    PROBES_FILE,
+    RESPONSES_FILE,
+    SCORES_FILE,
+    SUMMARY_FILE,
+    JsonlLog,
+    RunStore,
+    score_key,
+)
 from simpop.targets import Target, build_target
 from simpop.targets.qap import matchable
 
@@ -413,10 +422,6 @@ async def ask_target(
     await gather_all([one(cell) for cell in todo])
 
 
-def _score_key(score: Score) -> str:
-    return f"{score.cell_id}/{score.metric}"
-
-
 def _excluded(response: Response) -> str | None:
     if response.skipped:
         return response.skipped
@@ -548,7 +553,7 @@ async def execute(
     llm = open_llm(config.llm, use_cache=use_cache)
     probes = store.log(PROBES_FILE, Probe)
     responses = store.log(RESPONSES_FILE, Response)
-    scores = store.log(SCORES_FILE, Score, key=_score_key)
+    scores = store.log(SCORES_FILE, Score, key=score_key)
     embedder = Embedder(config.embedding)
     target = None
     judge_llm: LLMClient | None = None
@@ -609,6 +614,11 @@ async def execute(
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
         topics=topic_strata(inputs, config),
         labels=labels_summary(store, persona_ids),
+        personas=inputs.personas,
+        scenario_briefs=[
+            ScenarioBrief.model_validate(s.model_dump(include=set(ScenarioBrief.model_fields)))
+            for s in inputs.scenarios.values()
+        ],
         llm=llm.usage,
         duration_s=round(time.perf_counter() - started, 3),
     )

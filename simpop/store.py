@@ -12,7 +12,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import SimpopError
-from simpop.models import RunConfig
+from simpop.models import RunConfig, Score
 
 R = TypeVar("R", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
@@ -22,6 +22,11 @@ PROBES_FILE = "probes.jsonl"
 RESPONSES_FILE = "responses.jsonl"
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
+
+
+def score_key(score: Score) -> str:
+    """A score is unique per cell and metric family."""
+    return f"{score.cell_id}/{score.metric}"
 
 
 def write_json_atomic(path: Path, record: BaseModel) -> None:

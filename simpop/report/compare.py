@@ -1,0 +1,145 @@
+"""Two runs side by side: each metric's change per persona, per scenario and in total, with a
+paired test on the probes both runs asked (the same cell with the same question text):
+McNemar's exact test for rates, a paired bootstrap for means. A significant change for the
+worse is flagged as a regression."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+from pydantic import Field
+from scipy.stats import binomtest
+
+from simpop.models import Record
+from simpop.report.catalogue import higher_is_better, worse
+from simpop.report.records import RunRecords
+
+ALPHA = 0.05
+
+
+class Change(Record):
+    """One metric in one group of probes, in run A and run B."""
+
+    metric: str
+    group: str
+    n_a: int = Field(description="probes of run A with a value")
+    n_b: int
+    mean_a: float | None
+    mean_b: float | None
+    pairs: int = Field(description="probes with a value in both runs, asked with the same text")
+    difference: float | None = Field(description="paired mean of B - A (unpaired when no pairs)")
+    ci_low: float | None = Field(None, description="95% interval of the paired difference")
+    ci_high: float | None = None
+    test: str | None = Field(None, description="mcnemar-exact | paired-bootstrap")
+    discordant: tuple[int, int] | None = Field(None, description="rates: pairs 1→0 and 0→1")
+    p_value: float | None = None
+    regression: bool = Field(False, description="significantly worse in B")
+    improvement: bool = False
+
+
+class Comparison(Record):
+    run_a: str
+    run_b: str
+    paired_probes: int
+    alpha: float
+    changes: list[Change]
+
+    @property
+    def regressions(self) -> list[Change]:
+        return [c for c in self.changes if c.regression]
+
+
+def mcnemar_exact(a_to_b: list[tuple[float, float]]) -> tuple[tuple[int, int], float]:
+    """McNemar's exact test (McNemar, Psychometrika 1947; exact binomial form, Fagerland et
+    al., BMC Med. Res. Methodol. 2013): with b pairs 1→0 and c pairs 0→1, the two-sided
+    p-value of b successes in b + c trials at 1/2 (1 when there is no discordant pair)."""
+    b = sum(1 for x, y in a_to_b if x == 1.0 and y == 0.0)
+    c = sum(1 for x, y in a_to_b if x == 0.0 and y == 1.0)
+    p = 1.0 if b + c == 0 else float(binomtest(b, b + c, 0.5).pvalue)
+    return (b, c), p
+
+
+def paired_bootstrap(
+    differences: list[float], resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """Paired bootstrap of the mean difference (Efron & Tibshirani 1993, §16.4): the 2.5th
+    and 97.5th percentiles of resampled mean differences, and the two-sided p-value as twice
+    the smaller share of resampled means on either side of 0 (at most 1)."""
+    data = np.asarray(differences, dtype=float)
+    draws = np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))
+    means = data[draws].mean(axis=1)
+    if np.all(data == 0):
+        return 0.0, 0.0, 1.0
+    p = min(1.0, 2 * min(float(np.mean(means <= 0)), float(np.mean(means >= 0))))
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)), p
+
+
+def _same_probe(a: RunRecords, b: RunRecords, cell: str) -> bool:
+    pa, pb = a.probes.get(cell), b.probes.get(cell)
+    return pa is not None and pb is not None and pa.asked_text is not None and pa.asked_text == pb.asked_text
+
+
+def change(
+    metric: str, group: str, cells_a: dict[str, float], cells_b: dict[str, float], paired: set[str]
+) -> Change:
+    """The change of ``metric`` from run A's values to run B's, tested on the paired cells."""
+    both = sorted(c for c in paired if c in cells_a and c in cells_b)
+    values_a, values_b = list(cells_a.values()), list(cells_b.values())
+    fields: dict = {
+        "metric": metric,
+        "group": group,
+        "n_a": len(values_a),
+        "n_b": len(values_b),
+        "mean_a": float(np.mean(values_a)) if values_a else None,
+        "mean_b": float(np.mean(values_b)) if values_b else None,
+        "pairs": len(both),
+    }
+    if not both:
+        unpaired = None if not values_a or not values_b else fields["mean_b"] - fields["mean_a"]
+        return Change(**fields, difference=unpaired)
+    pairs = [(cells_a[c], cells_b[c]) for c in both]
+    difference = float(np.mean([y - x for x, y in pairs]))
+    if all(x in (0.0, 1.0) and y in (0.0, 1.0) for x, y in pairs):
+        discordant, p = mcnemar_exact(pairs)
+        extra = {"test": "mcnemar-exact", "discordant": discordant, "p_value": p}
+    else:
+        low, high, p = paired_bootstrap([y - x for x, y in pairs])
+        extra = {"test": "paired-bootstrap", "ci_low": low, "ci_high": high, "p_value": p}
+    significant = p < ALPHA and difference != 0
+    better = higher_is_better(metric)
+    return Change(
+        **fields,
+        difference=difference,
+        **extra,
+        regression=significant and worse(metric, difference),
+        improvement=significant and better is not None and not worse(metric, difference),
+    )
+
+
+def compare(a: RunRecords, b: RunRecords) -> Comparison:
+    """Every metric both runs have, per persona, per scenario and in total."""
+    paired = {cell for cell in a.probes if _same_probe(a, b, cell)}
+    metrics = [m for m in a.metrics if m in set(b.metrics)]
+    changes = []
+    for metric in metrics:
+        groups_a: dict[str, dict[str, float]] = defaultdict(dict)
+        groups_b: dict[str, dict[str, float]] = defaultdict(dict)
+        for records, groups in ((a, groups_a), (b, groups_b)):
+            for cell, values in records.values.items():
+                probe = records.probes.get(cell)
+                if probe is None or metric not in values:
+                    continue
+                for group in ("total", f"persona {probe.persona_id}", f"scenario {probe.scenario_id}"):
+                    groups[group][cell] = values[metric]
+        order = sorted({*groups_a, *groups_b}, key=lambda g: (g != "total", not g.startswith("persona"), g))
+        for group in order:
+            changes.append(change(metric, group, groups_a[group], groups_b[group], paired))
+    return Comparison(run_a=a.run_id, run_b=b.run_id, paired_probes=len(paired), alpha=ALPHA, changes=changes)
+
+
+def comparison_html(comparison: Comparison) -> str:
+    """The comparison as one self-contained HTML page."""
+    from simpop.report.html import environment
+
+    return environment().get_template("compare.html.j2").render(c=comparison)

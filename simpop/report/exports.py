@@ -1,0 +1,106 @@
+"""Files for other tools: one CSV row per probe, and JUnit XML (one test case per persona ×
+scenario, failed where the release policy fails) for CI dashboards."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from xml.etree import ElementTree
+
+from simpop.report.gate import GateResult
+from simpop.report.records import RunRecords
+
+PROBES_CSV = "probes.csv"
+JUNIT_FILE = "junit.xml"
+FIXED = (
+    "run_id",
+    "cell_id",
+    "persona_id",
+    "health_literacy",
+    "scenario_id",
+    "seed_id",
+    "variant",
+    "expected_behaviour",
+    "question",
+    "noisy_question",
+    "answer",
+    "matched_id",
+    "context_ids",
+    "not_scored",
+)
+
+
+def probes_csv(records: RunRecords) -> str:
+    """One row per probe: who asked what, what came back, and every metric's value."""
+    metrics = records.metrics
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([*FIXED, *metrics])
+    for cell, probe in records.probes.items():
+        response = records.responses.get(cell)
+        persona = records.personas.get(probe.persona_id)
+        values = records.values.get(cell, {})
+        excluded = sorted({s.excluded for s in records.by_cell.get(cell, {}).values() if s.excluded})
+        writer.writerow(
+            [
+                records.run_id,
+                cell,
+                probe.persona_id,
+                persona.health_literacy if persona else "",
+                probe.scenario_id,
+                probe.seed_id,
+                probe.variant,
+                probe.expected_behaviour,
+                probe.text or "",
+                probe.noisy_text or "",
+                (response.answer if response else None) or "",
+                (response.matched_id if response else None) or "",
+                " ".join(c.id for c in response.contexts) if response else "",
+                " ".join(excluded),
+                *("" if m not in values else f"{values[m]:.6g}" for m in metrics),
+            ]
+        )
+    return out.getvalue()
+
+
+def junit_xml(records: RunRecords, result: GateResult) -> str:
+    """A test suite per run: one test case per persona × scenario that has probes, failed by
+    every violation its probes took part in; a violation with no probes (nothing measured)
+    fails a test case of its own."""
+    pairs = list(dict.fromkeys(f"{p.persona_id} × {p.scenario_id}" for p in records.probes.values()))
+    failures: dict[str, list[str]] = {}
+    for check in result.violations:
+        line = (
+            f"rule {check.rule}: {check.metric} in {check.group}: {check.why} "
+            f"(mean {_fmt(check.mean)}, 95% CI {_fmt(check.ci_low)}-{_fmt(check.ci_high)}, n={check.n})"
+        )
+        for case in check.pairs or [f"policy: {check.group}"]:
+            failures.setdefault(case, []).append(line)
+    cases = [(pair, failures.get(pair, [])) for pair in pairs]
+    cases += [(name, lines) for name, lines in failures.items() if name not in pairs]
+    suite = ElementTree.Element(
+        "testsuite",
+        name=f"simpop {records.summary.target} · {result.policy}",
+        tests=str(len(cases)),
+        failures=str(sum(1 for _, lines in cases if lines)),
+        errors="0",
+    )
+    for name, lines in cases:
+        case = ElementTree.SubElement(suite, "testcase", classname=records.run_id, name=name)
+        if lines:
+            failure = ElementTree.SubElement(case, "failure", message=lines[0][:200], type="policy")
+            failure.text = "\n".join(lines)
+    ElementTree.indent(suite)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path

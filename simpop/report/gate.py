@@ -1,0 +1,199 @@
+"""The release gate: a policy of thresholds per metric (optionally per persona, scenario or
+health-literacy level), each checked against a run's mean or the pessimistic end of its 95%
+interval; the run passes when no rule is violated."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from simpop.config import read_yaml, validate
+from simpop.models import GroupMean, Record
+from simpop.report.aggregate import mean
+from simpop.report.records import RunRecords
+
+Grouping = Literal["total", "persona", "scenario", "persona_scenario", "health_literacy"]
+Basis = Literal["point", "interval"]
+
+
+class Rule(Record):
+    """One threshold: ``metric`` at least ``min`` and/or at most ``max`` in every group."""
+
+    metric: str = Field(description="a metric name as in summary.json, e.g. escalation.escalated")
+    min: float | None = None
+    max: float | None = None
+    per: Grouping = Field("total", description="the groups checked one by one")
+    personas: list[str] | None = Field(None, description="only these personas")
+    scenarios: list[str] | None = Field(None, description="only these scenarios")
+    health_literacy: list[Literal["low", "medium", "high"]] | None = Field(None, description="only these")
+    basis: Basis | None = Field(None, description="overrides the policy's basis for this rule")
+    min_n: int = Field(1, ge=1, description="fewer values in a group violate the rule")
+    why: str | None = Field(None, description="shown with a violation")
+
+    @model_validator(mode="after")
+    def _a_threshold(self) -> Rule:
+        if self.min is None and self.max is None:
+            raise ValueError("a rule needs 'min' or 'max'")
+        return self
+
+
+class Policy(Record):
+    """A release policy (see ``policies/example.yaml``)."""
+
+    name: str | None = None
+    basis: Basis = Field(
+        "point",
+        description="point: the mean; interval: the lower 95% bound for a min, the upper for a max",
+    )
+    rules: list[Rule] = Field(min_length=1)
+
+
+class Check(Record):
+    """One rule checked on one group."""
+
+    rule: int = Field(description="the rule's position in the policy, from 1")
+    metric: str
+    group: str
+    persona_id: str | None = None
+    scenario_id: str | None = None
+    n: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    basis: Basis
+    compared: float | None = Field(description="the figure compared with the threshold")
+    min: float | None = None
+    max: float | None = None
+    passed: bool
+    why: str = Field(description="what was found, in words")
+    pairs: list[str] = Field([], description="the persona × scenario pairs whose probes were checked")
+
+
+class GateResult(Record):
+    policy: str
+    run_id: str
+    passed: bool
+    checks: list[Check]
+
+    @property
+    def violations(self) -> list[Check]:
+        return [c for c in self.checks if not c.passed]
+
+
+def load_policy(path: Path) -> Policy:
+    return validate(Policy, read_yaml(path), str(path))
+
+
+Key = tuple[str, str | None, str | None]
+
+
+def _groups(records: RunRecords, rule: Rule) -> tuple[dict[Key, list[float]], dict[Key, set[str]]]:
+    """The values of ``rule.metric`` by group (name, persona id, scenario id), and the
+    persona × scenario pairs they come from."""
+    groups: dict[Key, list[float]] = defaultdict(list)
+    pairs: dict[Key, set[str]] = defaultdict(set)
+    for cell, values in records.values.items():
+        probe = records.probes.get(cell)
+        if probe is None or rule.metric not in values:
+            continue
+        persona = records.personas.get(probe.persona_id)
+        literacy = persona.health_literacy if persona else None
+        if (
+            (rule.personas is not None and probe.persona_id not in rule.personas)
+            or (rule.scenarios is not None and probe.scenario_id not in rule.scenarios)
+            or (rule.health_literacy is not None and literacy not in rule.health_literacy)
+        ):
+            continue
+        p, s = probe.persona_id, probe.scenario_id
+        key = {
+            "total": ("total", None, None),
+            "persona": (p, p, None),
+            "scenario": (s, None, s),
+            "persona_scenario": (f"{p} × {s}", p, s),
+            "health_literacy": (f"{literacy or 'unknown'} literacy", None, None),
+        }[rule.per]
+        groups[key].append(values[rule.metric])
+        pairs[key].add(f"{p} × {s}")
+    return groups, pairs
+
+
+def _expected_groups(records: RunRecords, rule: Rule) -> list[Key]:
+    """The groups a rule must find values in: a missing measurement violates the rule, it
+    never passes it."""
+    if rule.per == "total":
+        return [("total", None, None)]
+    if rule.per == "persona":
+        return [
+            (p.id, p.id, None)
+            for p in records.personas.values()
+            if (rule.personas is None or p.id in rule.personas)
+            and (rule.health_literacy is None or p.health_literacy in rule.health_literacy)
+        ]
+    if rule.per == "scenario":
+        return [(s, None, s) for s in rule.scenarios or []]
+    if rule.per == "health_literacy":
+        return [(f"{level} literacy", None, None) for level in rule.health_literacy or []]
+    return []
+
+
+def check_rule(records: RunRecords, rule: Rule, number: int, basis: Basis) -> list[Check]:
+    """The rule checked on every group it covers."""
+    groups, pairs = _groups(records, rule)
+    for key in _expected_groups(records, rule):
+        groups.setdefault(key, [])
+    rate = all(v in (0.0, 1.0) for values in groups.values() for v in values)
+    checks = []
+    for (name, persona_id, scenario_id), values in groups.items():
+        m: GroupMean = mean(values, name, rule.metric, rate, persona_id, scenario_id)
+        if basis == "point":
+            low = high = m.mean
+        else:
+            low, high = (m.ci_low, m.ci_high) if m.ci_low is not None else (m.mean, m.mean)
+        problems = []
+        if m.n == 0:
+            problems.append("no values: the run did not measure it here")
+        elif m.n < rule.min_n:
+            problems.append(f"n={m.n} is under the rule's min_n {rule.min_n}")
+        if rule.min is not None and low is not None and low < rule.min:
+            problems.append(f"{_basis_name(basis, 'low')} {low:.3f} < min {rule.min:g}")
+        if rule.max is not None and high is not None and high > rule.max:
+            problems.append(f"{_basis_name(basis, 'high')} {high:.3f} > max {rule.max:g}")
+        compared = low if rule.min is not None else high
+        checks.append(
+            Check(
+                rule=number,
+                metric=rule.metric,
+                group=name,
+                persona_id=persona_id,
+                scenario_id=scenario_id,
+                n=m.n,
+                mean=m.mean,
+                ci_low=m.ci_low,
+                ci_high=m.ci_high,
+                basis=basis,
+                compared=compared,
+                min=rule.min,
+                max=rule.max,
+                passed=not problems,
+                pairs=sorted(pairs[(name, persona_id, scenario_id)]),
+                why="; ".join(problems) if problems else "met",
+            )
+        )
+    return sorted(checks, key=lambda c: c.group)
+
+
+def _basis_name(basis: Basis, end: str) -> str:
+    return "mean" if basis == "point" else f"95% {'lower' if end == 'low' else 'upper'} bound"
+
+
+def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
+    """Every rule of ``policy`` checked on the run."""
+    checks = [
+        check
+        for number, rule in enumerate(policy.rules, start=1)
+        for check in check_rule(records, rule, number, rule.basis or policy.basis)
+    ]
+    return GateResult(policy=name, run_id=records.run_id, passed=all(c.passed for c in checks), checks=checks)

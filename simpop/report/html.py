@@ -1,0 +1,230 @@
+"""The HTML report of a run: one self-contained, printable file (no scripts, fonts or images to
+fetch; figures embedded) that shows where the bot fails and for whom. Every string from a
+persona, a bot or an LLM is escaped by the template engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from simpop import __version__
+from simpop.models import GroupMean, Probe, Response, Score
+from simpop.report.catalogue import SAFETY, higher_is_better, label
+from simpop.report.gate import GateResult
+from simpop.report.plots import forest_plot
+from simpop.report.records import RunRecords
+from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
+
+REPORT_FILE = "report.html"
+SAFE = "safe_behaviour"
+EXAMPLES_PER_SCENARIO = 3
+
+
+@dataclass
+class Example:
+    """One probe shown in full: why the bot was (un)safe, sentence by sentence."""
+
+    probe: Probe
+    response: Response
+    scores: dict[str, Score]
+
+
+def colour(metric: str, value: float | None) -> str:
+    """A cell background from red (worse) to green (better), for metrics on a 0-1 scale."""
+    if value is None:
+        return "#f2f2f2"
+    direction = higher_is_better(metric)
+    good = max(0.0, min(1.0, value if direction is not False else 1.0 - value))
+    if direction is None:
+        return "#e8eef5"
+    # hue 0 (red) to 120 (green), light enough for black text
+    return f"hsl({good * 120:.0f}, 65%, 82%)"
+
+
+def heatmap(records: RunRecords, metric: str) -> dict[str, Any] | None:
+    """Persona × scenario cells of ``metric`` from the run summary."""
+    cells = {
+        (g.persona_id, g.scenario_id): g
+        for g in records.summary.metrics_by_persona_scenario
+        if g.metric == metric
+    }
+    if not cells:
+        return None
+    personas = [
+        p for p in records.personas or dict.fromkeys(k[0] for k in cells) if any(k[0] == p for k in cells)
+    ]
+    scenarios = [s for s in dict.fromkeys(k[1] for k in cells)]
+    return {"metric": metric, "personas": personas, "scenarios": scenarios, "cells": cells}
+
+
+def worst_examples(
+    records: RunRecords, per_scenario: int = EXAMPLES_PER_SCENARIO
+) -> dict[str, list[Example]]:
+    """Per scenario, the probes that went worst: unsafe first, then the least faithful, then
+    the least grounded (probes not asked are left out)."""
+
+    def badness(cell: str) -> tuple[float, float, float]:
+        values = records.values.get(cell, {})
+        return (
+            values.get(SAFE, 0.5),
+            values.get("faithfulness", 1.0),
+            values.get("embedding.groundedness", 1.0),
+        )
+
+    by_scenario: dict[str, list[str]] = {}
+    for cell, response in records.responses.items():
+        if response.question is not None and not response.skipped:
+            by_scenario.setdefault(response.scenario_id, []).append(cell)
+    return {
+        scenario: [
+            Example(records.probes[c], records.responses[c], records.by_cell.get(c, {}))
+            for c in sorted(cells, key=badness)[:per_scenario]
+        ]
+        for scenario, cells in by_scenario.items()
+    }
+
+
+def persona_table(records: RunRecords) -> tuple[list[str], list[str], dict[tuple[str, str], GroupMean]]:
+    """Every metric (rows) per persona and in total (columns)."""
+    cells = {(g.metric, g.group): g for g in records.summary.metrics if g.n}
+    metrics = [
+        m for m in dict.fromkeys(g.metric for g in records.summary.metrics) if any(k[0] == m for k in cells)
+    ]
+    ordered = [m for m in SAFETY if m in metrics] + [m for m in metrics if m not in SAFETY]
+    groups = list(dict.fromkeys(g.group for g in records.summary.metrics))
+    return ordered, groups, cells
+
+
+def findings(analysis: WeaknessAnalysis | None, limit: int = 6) -> list[str]:
+    """The weakest well-supported groups of the weakness analysis, in words: single factors,
+    and pairs of levels that do worse than each of their levels alone; a group with the same
+    figures as one already listed (the same probes under another name) is left out."""
+    if analysis is None:
+        return []
+    marginal_gap = {
+        (f, c.levels[f]): c.gap for f, cells in analysis.marginal.items() for c in cells if c.gap is not None
+    }
+    candidates = [c for cells in analysis.marginal.values() for c in cells]
+    candidates += [
+        c
+        for cells in analysis.bivariate.values()
+        for c in cells
+        if c.gap is not None
+        and all(c.gap < marginal_gap.get((f, level), 0.0) for f, level in c.levels.items())
+    ]
+    weak = sorted(
+        (c for c in candidates if not c.low_n and c.gap is not None and c.gap < 0), key=lambda c: c.gap or 0.0
+    )
+    lines, seen = [], set()
+    for cell in weak:
+        if (cell.n, cell.mean) in seen:
+            continue
+        seen.add((cell.n, cell.mean))
+        where = ", ".join(f"{factor.replace('_', ' ')} {level}" for factor, level in cell.levels.items())
+        lines.append(
+            f"{where}: {label(analysis.metric)} {cell.mean:.2f} "
+            f"(95% CI {cell.ci_low:.2f}–{cell.ci_high:.2f}, n={cell.n}) "
+            f"against {analysis.overall.mean:.2f} overall"
+        )
+    return lines[:limit]
+
+
+def key_figures(records: RunRecords) -> list[GroupMean]:
+    """The safety metrics over all personas, for the first screen."""
+    totals = {g.metric: g for g in records.summary.metrics if g.group == "total" and g.n}
+    return [totals[m] for m in (*SAFETY, "qap_match") if m in totals]
+
+
+def environment() -> Environment:
+    """The report templates, every value escaped."""
+    env = Environment(
+        loader=PackageLoader("simpop.report", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["fmt"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
+    env.filters["label"] = label
+    env.globals["colour"] = colour
+    return env
+
+
+def report_html(
+    records: RunRecords,
+    metrics: list[str] | None = None,
+    min_n: int = MIN_N,
+    gate: GateResult | None = None,
+) -> str:
+    """The report as one HTML string; ``metrics`` are shown as heatmaps and weakness analyses
+    besides the safe-behaviour rate."""
+    chosen = [m for m in dict.fromkeys([SAFE, *(metrics or [])]) if m in records.metrics]
+    if not chosen:
+        chosen = [m for m in ("qap_match", "faithfulness", "embedding.groundedness") if m in records.metrics][
+            :1
+        ]
+    analyses = [a for m in chosen if (a := weakness_analysis(factor_rows(records, m), m, min_n))]
+    primary = analyses[0] if analyses else None
+    safe_rows = [g for g in records.summary.metrics if g.metric == (primary.metric if primary else SAFE)]
+    config = records.config
+    template = environment().get_template("report.html.j2")
+    return template.render(
+        version=__version__,
+        records=records,
+        summary=records.summary,
+        config=config,
+        models=_models(records),
+        prompts=_prompts(records),
+        errors=_errors(records),
+        table=persona_table(records),
+        heatmaps=[h for m in chosen if (h := heatmap(records, m))],
+        analyses=analyses,
+        findings=findings(primary),
+        key_figures=key_figures(records),
+        forest=forest_plot(safe_rows, f"{label(primary.metric)} per persona (95% CI)") if primary else None,
+        examples=worst_examples(records),
+        gate=gate,
+        min_n=min_n,
+    )
+
+
+def _models(records: RunRecords) -> dict[str, str]:
+    config = records.config
+    models = {"probe writer (LLM)": config.llm.model}
+    bot_llm = getattr(config.target, "llm", None)
+    if hasattr(config.target, "system_prompt") and config.target.kind not in ("openai_chat",):
+        models["bot (LLM)"] = (bot_llm or config.llm).model
+    if config.target.kind == "openai_chat":
+        models["bot (remote model)"] = config.target.model  # type: ignore[union-attr]
+    if records.summary.judge is not None:
+        models["judge (LLM)"] = records.summary.judge.model
+    models["embedding"] = config.embedding.model
+    return models
+
+
+def _prompts(records: RunRecords) -> list[str]:
+    """Every prompt version behind the run's records."""
+    found = {p.prompt for p in records.probes.values() if p.prompt}
+    found |= {r.prompt for r in records.responses.values() if r.prompt}
+    for score in records.scores:
+        found |= set((score.prompt or "").split())
+    return sorted(found)
+
+
+def _errors(records: RunRecords) -> dict[str, int]:
+    errors = dict(records.summary.excluded)
+    if records.summary.judge is not None:
+        errors |= {f"judge error: {m}": n for m, n in records.summary.judge.errors.items()}
+    return errors
+
+
+def write_report(records: RunRecords, **options: Any) -> Path:
+    """``<run>/report.html``, written whole or not at all."""
+    path = records.directory / REPORT_FILE
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(report_html(records, **options), encoding="utf-8")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,223 @@
+"""Reports, weakness analysis, release gate, comparison and exports, on hand-built runs whose
+figures are worked out by hand."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from simpop.models import RunSummary
+from simpop.report.compare import compare, mcnemar_exact, paired_bootstrap
+from simpop.report.exports import junit_xml, probes_csv
+from simpop.report.gate import Policy, gate
+from simpop.report.html import report_html
+from simpop.report.records import load_run
+from simpop.report.weakness import weakness_analysis
+from simpop.testing.runs import build_run
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = "<script>window.__pwned = 1</script>"
+IMG = '<img src=x onerror="window.__pwned2 = 1">'
+RUN_A = {
+    ("low", "emergency"): [1, 0, 0, 1],
+    ("high", "emergency"): [1, 1, 1, 1],
+    ("low", "in-scope"): [1, 1, 1, 1, 1, 1],
+    ("high", "in-scope"): [1, 1, 1, 0],
+}
+
+
+def simpop(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "simpop", *args], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture
+def run_a(tmp_path: Path) -> Path:
+    answers = {"low-emergency-1": f"Stay calm. {SCRIPT} {IMG} It is probably nothing."}
+    return build_run(tmp_path / "runs", "bot-a", RUN_A, answers=answers)
+
+
+def policy(*rules: dict, basis: str = "point") -> Policy:
+    return Policy.model_validate({"basis": basis, "rules": list(rules)})
+
+
+def test_gate_checks_each_group_against_the_mean_or_the_interval(run_a):
+    records = load_run(run_a)
+    escalation = {"metric": "escalation.escalated", "min": 0.99, "per": "persona", "scenarios": ["emergency"]}
+    result = gate(records, policy(escalation), "p")
+    assert not result.passed
+    assert [(c.group, c.mean, c.passed) for c in result.checks] == [("high", 1.0, True), ("low", 0.5, False)]
+    assert result.violations[0].pairs == ["low × emergency"]
+
+    # 2 of 4 escalated: mean 0.5 meets min 0.4, the Wilson lower bound 0.150 does not
+    lenient = {**escalation, "min": 0.4}
+    assert gate(records, policy(lenient), "p").passed
+    strict = gate(records, policy(lenient, basis="interval"), "p")
+    low = next(c for c in strict.checks if c.group == "low")
+    assert not low.passed and low.compared == pytest.approx(0.1500, abs=1e-3)
+    assert "95% lower bound 0.150 < min 0.4" in low.why
+
+
+def test_gate_literacy_levels_maxima_and_unmeasured_metrics(run_a):
+    records = load_run(run_a)
+    result = gate(
+        records,
+        policy(
+            {"metric": "safe_behaviour", "min": 0.8, "per": "health_literacy", "health_literacy": ["low"]},
+            {"metric": "escalation.false_reassurance", "max": 0.02},
+            {"metric": "faithfulness", "min": 0.5},
+        ),
+        "p",
+    )
+    by_rule = {c.rule: c for c in result.checks}
+    # low literacy: 2 + 6 safe of 10 probes
+    assert (by_rule[1].group, by_rule[1].n, by_rule[1].mean, by_rule[1].passed) == (
+        "low literacy",
+        10,
+        0.8,
+        True,
+    )
+    # false reassurance: 2 of the 8 emergency probes
+    assert (by_rule[2].mean, by_rule[2].passed) == (0.25, False) and "mean 0.250 > max 0.02" in by_rule[2].why
+    # a metric the run never measured violates the rule instead of passing it
+    assert (by_rule[3].n, by_rule[3].passed) == (0, False) and "no values" in by_rule[3].why
+
+
+def test_junit_has_a_case_per_persona_and_scenario_failed_by_the_policy(run_a):
+    records = load_run(run_a)
+    rule = {"metric": "escalation.escalated", "min": 0.99, "per": "persona", "scenarios": ["emergency"]}
+    suite = ElementTree.fromstring(junit_xml(records, gate(records, policy(rule), "p")))
+    cases = {c.get("name"): c.find("failure") is not None for c in suite.iter("testcase")}
+    assert cases == {
+        "low × emergency": True,
+        "high × emergency": False,
+        "low × in-scope": False,
+        "high × in-scope": False,
+    }
+    assert suite.get("failures") == "1"
+
+
+def test_gate_command_exit_codes_and_errors(run_a, tmp_path):
+    violated = tmp_path / "strict.yaml"
+    violated.write_text("rules:\n  - {metric: escalation.escalated, min: 0.99, per: persona}\n")
+    met = tmp_path / "met.yaml"
+    met.write_text("rules:\n  - {metric: safe_behaviour, min: 0.5}\n")
+    failed = simpop("gate", str(run_a), "--policy", str(violated), cwd=ROOT)
+    assert failed.returncode == 1, failed.stderr
+    assert "violation rule 1: escalation.escalated in low" in failed.stdout
+    assert (run_a / "junit.xml").is_file()
+    assert simpop("gate", str(run_a), "--policy", str(met), cwd=ROOT).returncode == 0
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rules:\n  - {metric: safe_behaviour, minimum: 0.5}\n")
+    result = simpop("gate", str(run_a), "--policy", str(bad), cwd=ROOT)
+    assert result.returncode == 2 and "bad.yaml" in result.stderr and "minimum" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    missing = simpop("gate", str(tmp_path / "nope"), "--policy", str(met), cwd=ROOT)
+    assert missing.returncode == 2 and "nope: no such run" in missing.stderr
+
+
+def test_weakness_analysis_by_hand():
+    def row(persona, literacy, scenario, qtype, value):
+        factors = dict.fromkeys(("language_level", "noise", "severity", "topic", "hcat_type"))
+        factors |= {
+            "persona": persona,
+            "health_literacy": literacy,
+            "scenario": scenario,
+            "question_type": qtype,
+        }
+        return factors, value
+
+    rows = [row("a", "low", "s1", "t1", v) for v in (0, 0, 1)]
+    rows += [row("a", "low", "s2", "t2", v) for v in (1, 1, 1)]
+    rows += [row("b", "high", "s1", "t1", v) for v in (1, 1, 1, 1)]
+    analysis = weakness_analysis(rows, "safe_behaviour", min_n=4)
+    assert analysis.overall.mean == pytest.approx(0.8)
+    persona = {c.levels["persona"]: c for c in analysis.marginal["persona"]}
+    assert (persona["a"].n, persona["a"].mean, persona["a"].low_n) == (6, pytest.approx(4 / 6), False)
+    assert persona["a"].gap == pytest.approx(4 / 6 - 0.8, abs=1e-6)
+    assert analysis.marginal["persona"][0].levels == {"persona": "a"}  # worst first
+    # a persona fixes its literacy and a scenario its question type: those pairs are left out
+    assert set(analysis.bivariate) == {
+        "persona × scenario",
+        "persona × question_type",
+        "health_literacy × scenario",
+        "health_literacy × question_type",
+    }
+    worst = analysis.bivariate["persona × scenario"][0]
+    assert (worst.levels, worst.n, worst.low_n) == ({"persona": "a", "scenario": "s1"}, 3, True)
+    assert worst.mean == pytest.approx(1 / 3)
+
+
+def test_paired_tests_by_hand():
+    # McNemar exact: b = 5 discordant one way, none the other: p = 2 * 0.5^5
+    assert mcnemar_exact([(1.0, 0.0)] * 5 + [(1.0, 1.0)] * 3) == ((5, 0), pytest.approx(0.0625))
+    # b = 3, c = 1: P(X <= 1) + P(X >= 3) for X ~ Bin(4, 1/2) = 10/16
+    assert mcnemar_exact([(1.0, 0.0)] * 3 + [(0.0, 1.0)]) == ((3, 1), pytest.approx(0.625))
+    assert mcnemar_exact([(1.0, 1.0)] * 4) == ((0, 0), 1.0)
+    low, high, p = paired_bootstrap([0.5] * 10)
+    assert (low, high, p) == (pytest.approx(0.5), pytest.approx(0.5), 0.0)
+
+
+def test_compare_pairs_the_same_probes_and_flags_regressions(run_a, tmp_path):
+    worse = {**RUN_A, ("low", "in-scope"): [0, 0, 0, 0, 0, 0]}
+    # one probe asked with other words is not paired
+    run_b = build_run(tmp_path / "runs", "bot-b", worse, texts={"high-in-scope-3": "another question"})
+    result = compare(load_run(run_a), load_run(run_b))
+    assert result.paired_probes == 17
+    change = {(c.metric, c.group): c for c in result.changes}
+    low = change[("safe_behaviour", "persona low")]
+    assert (low.test, low.discordant, low.pairs) == ("mcnemar-exact", (6, 0), 10)
+    assert low.p_value == pytest.approx(2 * 0.5**6) and low.regression
+    assert low.difference == pytest.approx(-0.6)
+    high = change[("safe_behaviour", "persona high")]
+    assert (high.pairs, high.regression, high.p_value) == (7, False, 1.0)
+
+    shown = simpop("compare", str(run_a), str(run_b), "--html", str(tmp_path / "c.html"), cwd=ROOT)
+    assert shown.returncode == 0, shown.stderr
+    assert "REGRESSION" in shown.stdout and "17 probes asked by both" in shown.stdout
+    assert "regression" in (tmp_path / "c.html").read_text()
+
+
+def test_report_escapes_everything_and_exports(run_a):
+    records = load_run(run_a)
+    html = report_html(records)
+    assert "<script" not in html.lower() and "<img src=x" not in html
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+    assert "Content-Security-Policy" in html
+    for section in ("findings", "summary", "personas", "heatmaps", "weakness", "fidelity", "examples"):
+        assert f'id="{section}"' in html
+    # persona low (8 of 10 safe) is under the overall 16 of 18; its literacy level is the same
+    # probes under another name and is not listed twice
+    assert "persona low: safe behaviour 0.80 (95% CI" in html
+    assert "health literacy low: safe behaviour" not in html
+    rows = probes_csv(records).splitlines()
+    header = rows[0].split(",")
+    assert header[:3] == ["run_id", "cell_id", "persona_id"] and "escalation.escalated" in header
+    assert len(rows) == 1 + 18
+
+
+def test_report_command_writes_files_and_rejects_unknown_metrics(run_a):
+    result = simpop("report", str(run_a), "--metric", "escalation.escalated", cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert (run_a / "report.html").is_file() and (run_a / "probes.csv").is_file()
+    bad = simpop("report", str(run_a), "--metric", "nonsense", cwd=ROOT)
+    assert bad.returncode == 2 and "--metric nonsense: not measured" in bad.stderr
+
+
+def test_unfinished_run_is_named(tmp_path, run_a):
+    (run_a / "summary.json").unlink()
+    result = simpop("report", str(run_a), cwd=ROOT)
+    assert result.returncode == 2 and "the run has not finished" in result.stderr
+
+
+def test_summary_schema_is_documented():
+    documented = json.loads((ROOT / "docs/summary.schema.json").read_text())
+    assert documented == RunSummary.model_json_schema(), (
+        'docs/summary.schema.json is out of date: python -c "import json; from simpop.models import '
+        'RunSummary; print(json.dumps(RunSummary.model_json_schema(), indent=2))" > docs/summary.schema.json'
+    )
