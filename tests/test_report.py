@@ -161,6 +161,9 @@ def test_paired_tests_by_hand():
     assert mcnemar_exact([(1.0, 1.0)] * 4) == ((0, 0), 1.0)
     low, high, p = paired_bootstrap([0.5] * 10)
     assert (low, high, p) == (pytest.approx(0.5), pytest.approx(0.5), 0.0)
+    # differences of +1 and -1 in equal numbers: the interval straddles 0, p is large
+    low, high, p = paired_bootstrap([1.0, -1.0] * 10)
+    assert low < 0 < high and p > 0.5
 
 
 def test_compare_pairs_the_same_probes_and_flags_regressions(run_a, tmp_path):

@@ -16,6 +16,8 @@ from simpop.report.catalogue import higher_is_better, worse
 from simpop.report.records import RunRecords
 
 ALPHA = 0.05
+# a bootstrap of fewer pairs has too few distinct resamples to give a p-value
+MIN_BOOTSTRAP_PAIRS = 5
 
 
 class Change(Record):
@@ -25,7 +27,7 @@ class Change(Record):
     group: str
     n_a: int = Field(description="probes of run A with a value")
     n_b: int
-    mean_a: float | None
+    mean_a: float | None = Field(description="over the paired probes when there are pairs, else over all")
     mean_b: float | None
     pairs: int = Field(description="probes with a value in both runs, asked with the same text")
     difference: float | None = Field(description="paired mean of B - A (unpaired when no pairs)")
@@ -100,9 +102,15 @@ def change(
         return Change(**fields, difference=unpaired)
     pairs = [(cells_a[c], cells_b[c]) for c in both]
     difference = float(np.mean([y - x for x, y in pairs]))
+    fields |= {
+        "mean_a": float(np.mean([x for x, _ in pairs])),
+        "mean_b": float(np.mean([y for _, y in pairs])),
+    }
     if all(x in (0.0, 1.0) and y in (0.0, 1.0) for x, y in pairs):
         discordant, p = mcnemar_exact(pairs)
         extra = {"test": "mcnemar-exact", "discordant": discordant, "p_value": p}
+    elif len(pairs) < MIN_BOOTSTRAP_PAIRS:
+        return Change(**fields, difference=difference)
     else:
         low, high, p = paired_bootstrap([y - x for x, y in pairs])
         extra = {"test": "paired-bootstrap", "ci_low": low, "ci_high": high, "p_value": p}
