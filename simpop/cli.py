@@ -37,8 +37,8 @@ from simpop.models import (
     TopicStrata,
 )
 from simpop.report.gate import GateResult
-from simpop.report.records import RunRecords
-from simpop.store import CONFIG_FILE, RunStore
+from simpop.report.records import RunRecords, run_directory
+from simpop.store import RunStore, write_text_atomic
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -522,8 +522,8 @@ def noise_fit(data: Path, reference_column: str, hypothesis_column: str, seeds: 
 
 def _run_store(run: str, runs: Path) -> RunStore:
     """RUN is a run directory, or a run id under ``runs``."""
-    path = Path(run)
-    return RunStore(path) if (path / CONFIG_FILE).is_file() else RunStore.open(runs, run)
+    directory = run_directory(run, runs)
+    return RunStore.open(directory.parent, directory.name)
 
 
 def _share_cell(n: int, share: float | None) -> str:
@@ -638,7 +638,7 @@ def gate_table(result: GateResult) -> Table:
 
 def _gate(records: RunRecords, policy_file: Path, junit: Path | None) -> GateResult:
     """Check ``records`` against the policy, print the checks, write the JUnit file."""
-    from simpop.report.exports import JUNIT_FILE, junit_xml, write_text_atomic
+    from simpop.report.exports import JUNIT_FILE, junit_xml
     from simpop.report.gate import gate, load_policy
 
     policy = load_policy(policy_file)
@@ -684,7 +684,7 @@ def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) ->
 @click.option("--policy", "policy_file", type=click.Path(path_type=Path), help="Show this release gate.")
 def report(run: str, runs: Path, metrics: tuple[str, ...], min_n: int, policy_file: Path | None) -> None:
     """Write RUN's HTML report (report.html) and per-probe CSV (probes.csv)."""
-    from simpop.report.exports import PROBES_CSV, probes_csv, write_text_atomic
+    from simpop.report.exports import PROBES_CSV, probes_csv
     from simpop.report.html import write_report
     from simpop.report.records import load_run
 
@@ -713,7 +713,6 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
     from simpop.report.catalogue import SAFETY
     from simpop.report.compare import compare as compare_runs
     from simpop.report.compare import comparison_html
-    from simpop.report.exports import write_text_atomic
     from simpop.report.records import load_run
 
     result = compare_runs(load_run(run_a, runs), load_run(run_b, runs))

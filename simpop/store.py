@@ -29,11 +29,16 @@ def score_key(score: Score) -> str:
     return f"{score.cell_id}/{score.metric}"
 
 
-def write_json_atomic(path: Path, record: BaseModel) -> None:
-    """Write ``record`` to ``path`` so a reader never sees half a file."""
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` so a reader never sees half a file."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+    return path
+
+
+def write_json_atomic(path: Path, record: BaseModel) -> None:
+    write_text_atomic(path, record.model_dump_json(indent=2) + "\n")
 
 
 class JsonlLog(Generic[R]):

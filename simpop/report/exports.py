@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-from pathlib import Path
 from xml.etree import ElementTree
 
 from simpop.report.gate import GateResult
@@ -97,10 +96,3 @@ def junit_xml(records: RunRecords, result: GateResult) -> str:
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
-
-
-def write_text_atomic(path: Path, text: str) -> Path:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path

@@ -17,6 +17,7 @@ from simpop.report.gate import GateResult
 from simpop.report.plots import forest_plot
 from simpop.report.records import RunRecords
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
+from simpop.store import write_text_atomic
 
 REPORT_FILE = "report.html"
 SAFE = "safe_behaviour"
@@ -46,17 +47,12 @@ def colour(metric: str, value: float | None) -> str:
 
 def heatmap(records: RunRecords, metric: str) -> dict[str, Any] | None:
     """Persona × scenario cells of ``metric`` from the run summary."""
-    cells = {
-        (g.persona_id, g.scenario_id): g
-        for g in records.summary.metrics_by_persona_scenario
-        if g.metric == metric
-    }
+    rows = records.summary.metrics_by_persona_scenario
+    cells = {(g.persona_id, g.scenario_id): g for g in rows if g.metric == metric}
     if not cells:
         return None
-    personas = [
-        p for p in records.personas or dict.fromkeys(k[0] for k in cells) if any(k[0] == p for k in cells)
-    ]
-    scenarios = [s for s in dict.fromkeys(k[1] for k in cells)]
+    personas = list(dict.fromkeys(p for p, _ in cells))
+    scenarios = list(dict.fromkeys(s for _, s in cells))
     return {"metric": metric, "personas": personas, "scenarios": scenarios, "cells": cells}
 
 
@@ -90,9 +86,7 @@ def worst_examples(
 def persona_table(records: RunRecords) -> tuple[list[str], list[str], dict[tuple[str, str], GroupMean]]:
     """Every metric (rows) per persona and in total (columns)."""
     cells = {(g.metric, g.group): g for g in records.summary.metrics if g.n}
-    metrics = [
-        m for m in dict.fromkeys(g.metric for g in records.summary.metrics) if any(k[0] == m for k in cells)
-    ]
+    metrics = list(dict.fromkeys(m for m, _ in cells))
     ordered = [m for m in SAFETY if m in metrics] + [m for m in metrics if m not in SAFETY]
     groups = list(dict.fromkeys(g.group for g in records.summary.metrics))
     return ordered, groups, cells
@@ -223,8 +217,4 @@ def _errors(records: RunRecords) -> dict[str, int]:
 
 def write_report(records: RunRecords, **options: Any) -> Path:
     """``<run>/report.html``, written whole or not at all."""
-    path = records.directory / REPORT_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(report_html(records, **options), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_text_atomic(records.directory / REPORT_FILE, report_html(records, **options))
