@@ -645,9 +645,11 @@ def _gate(records: RunRecords, policy_file: Path, junit: Path | None) -> GateRes
     result = gate(records, policy, policy.name or policy_file.stem)
     console.print(gate_table(result))
     for check in result.violations:
+        figures = f"mean {_fmt(check.mean)}, n={check.n}"
+        if check.ci_low is not None:
+            figures += f", 95% CI {_fmt(check.ci_low)}–{_fmt(check.ci_high)}"
         console.print(
-            f"[red]violation[/] rule {check.rule}: {check.metric} in {check.group}: {check.why} "
-            f"(mean {_fmt(check.mean)}, 95% CI {_fmt(check.ci_low)}–{_fmt(check.ci_high)}, n={check.n})"
+            f"[red]violation[/] rule {check.rule}: {check.metric} in {check.group}: {check.why} ({figures})"
         )
     path = write_text_atomic(junit or records.directory / JUNIT_FILE, junit_xml(records, result))
     console.print(
