@@ -224,3 +224,13 @@ def test_summary_schema_is_documented():
         'docs/summary.schema.json is out of date: python -c "import json; from simpop.models import '
         'RunSummary; print(json.dumps(RunSummary.model_json_schema(), indent=2))" > docs/summary.schema.json'
     )
+
+
+def test_run_checks_its_policy_before_running(tmp_path):
+    bad = tmp_path / "policy.yaml"
+    bad.write_text("rules: []\n")
+    result = simpop(
+        "run", "targets/eye-qap.yaml", "--policy", str(bad), "--out", str(tmp_path / "runs"), cwd=ROOT
+    )
+    assert result.returncode == 2 and "policy.yaml" in result.stderr and "rules" in result.stderr
+    assert not (tmp_path / "runs").exists()  # nothing was started
