@@ -134,12 +134,9 @@ def compare(a: RunRecords, b: RunRecords) -> Comparison:
         groups_a: dict[str, dict[str, float]] = defaultdict(dict)
         groups_b: dict[str, dict[str, float]] = defaultdict(dict)
         for records, groups in ((a, groups_a), (b, groups_b)):
-            for cell, values in records.values.items():
-                probe = records.probes.get(cell)
-                if probe is None or metric not in values:
-                    continue
+            for probe, value in records.valued_probes(metric):
                 for group in ("total", f"persona {probe.persona_id}", f"scenario {probe.scenario_id}"):
-                    groups[group][cell] = values[metric]
+                    groups[group][probe.cell_id] = value
         order = sorted({*groups_a, *groups_b}, key=lambda g: (g != "total", not g.startswith("persona"), g))
         for group in order:
             changes.append(change(metric, group, groups_a[group], groups_b[group], paired))

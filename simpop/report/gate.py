@@ -95,10 +95,7 @@ def _groups(records: RunRecords, rule: Rule) -> tuple[dict[Key, list[float]], di
     persona × scenario pairs they come from."""
     groups: dict[Key, list[float]] = defaultdict(list)
     pairs: dict[Key, set[str]] = defaultdict(set)
-    for cell, values in records.values.items():
-        probe = records.probes.get(cell)
-        if probe is None or rule.metric not in values:
-            continue
+    for probe, value in records.valued_probes(rule.metric):
         persona = records.personas.get(probe.persona_id)
         literacy = persona.health_literacy if persona else None
         if (
@@ -115,7 +112,7 @@ def _groups(records: RunRecords, rule: Rule) -> tuple[dict[Key, list[float]], di
             "persona_scenario": (f"{p} × {s}", p, s),
             "health_literacy": (f"{literacy or 'unknown'} literacy", None, None),
         }[rule.per]
-        groups[key].append(values[rule.metric])
+        groups[key].append(value)
         pairs[key].add(f"{p} × {s}")
     return groups, pairs
 

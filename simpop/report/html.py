@@ -11,7 +11,14 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from simpop import __version__
-from simpop.models import GroupMean, Probe, Response, Score
+from simpop.models import (
+    GeneratingTargetConfig,
+    GroupMean,
+    OpenAIChatTargetConfig,
+    Probe,
+    Response,
+    Score,
+)
 from simpop.report.catalogue import SAFETY, higher_is_better, label
 from simpop.report.gate import GateResult
 from simpop.report.plots import forest_plot
@@ -188,11 +195,10 @@ def report_html(
 def _models(records: RunRecords) -> dict[str, str]:
     config = records.config
     models = {"probe writer (LLM)": config.llm.model}
-    bot_llm = getattr(config.target, "llm", None)
-    if hasattr(config.target, "system_prompt") and config.target.kind not in ("openai_chat",):
-        models["bot (LLM)"] = (bot_llm or config.llm).model
-    if config.target.kind == "openai_chat":
-        models["bot (remote model)"] = config.target.model  # type: ignore[union-attr]
+    if isinstance(config.target, GeneratingTargetConfig):
+        models["bot (LLM)"] = (config.target.llm or config.llm).model
+    elif isinstance(config.target, OpenAIChatTargetConfig):
+        models["bot (remote model)"] = config.target.model
     if records.summary.judge is not None:
         models["judge (LLM)"] = records.summary.judge.model
     models["embedding"] = config.embedding.model

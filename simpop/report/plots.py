@@ -6,18 +6,14 @@ from __future__ import annotations
 import base64
 import io
 
-import matplotlib
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from simpop.models import GroupMean  # noqa: E402
+from simpop.models import GroupMean
 
 
-def data_uri(figure: plt.Figure) -> str:
+def data_uri(figure: Figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(figure)
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -26,7 +22,8 @@ def forest_plot(rows: list[GroupMean], title: str) -> str | None:
     rows = [r for r in rows if r.mean is not None]
     if not rows:
         return None
-    figure, axes = plt.subplots(figsize=(6.5, 0.38 * len(rows) + 1.0))
+    figure = Figure(figsize=(6.5, 0.38 * len(rows) + 1.0))
+    axes = figure.subplots()
     for y, row in enumerate(reversed(rows)):
         assert row.mean is not None
         low = row.ci_low if row.ci_low is not None else row.mean

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -55,6 +56,13 @@ class RunRecords:
                 if value is not None:
                     cells.setdefault(score.cell_id, {})[metric] = value
         return cells
+
+    def valued_probes(self, metric: str) -> Iterator[tuple[Probe, float]]:
+        """Every probe with a value of ``metric``, and that value."""
+        for cell, values in self.values.items():
+            probe = self.probes.get(cell)
+            if probe is not None and metric in values:
+                yield probe, values[metric]
 
     @cached_property
     def metrics(self) -> list[str]:

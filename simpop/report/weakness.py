@@ -111,12 +111,10 @@ def _nested(rows: list[tuple[dict[str, str | None], float]], a: str, b: str) -> 
 
 def factor_rows(records: RunRecords, metric: str) -> list[tuple[dict[str, str | None], float]]:
     """One (factors, value) row per probe of the run with a value of ``metric``."""
-    rows = []
-    for cell, values in records.values.items():
-        probe = records.probes.get(cell)
-        if probe is not None and metric in values:
-            rows.append((probe_factors(probe, records.personas.get(probe.persona_id)), values[metric]))
-    return rows
+    return [
+        (probe_factors(probe, records.personas.get(probe.persona_id)), value)
+        for probe, value in records.valued_probes(metric)
+    ]
 
 
 def weakness_analysis(
