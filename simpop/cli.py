@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -26,7 +28,9 @@ from simpop import __version__
 from simpop.config import apply_llm_env, load_personas, load_run_config
 from simpop.errors import SimpopError
 from simpop.models import (
+    CALIBRATION_METHODS,
     BenchmarkSummary,
+    CalibrationSummary,
     EmbeddingConfig,
     JudgeSummary,
     LabelTable,
@@ -38,7 +42,10 @@ from simpop.models import (
 )
 from simpop.report.gate import GateResult
 from simpop.report.records import RunRecords, run_directory
-from simpop.store import RunStore, write_text_atomic
+
+if TYPE_CHECKING:
+    from simpop.calibration.calibrate import Calibrator
+from simpop.store import SUMMARY_FILE, RunStore, write_text_atomic
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -237,6 +244,14 @@ def benchmark_table(summary: BenchmarkSummary) -> Table:
     return table
 
 
+CALIBRATOR_OPTION = click.option(
+    "--calibrator",
+    "calibrator_file",
+    type=click.Path(path_type=Path),
+    help="Calibrator from simpop calibrate: add calibrated probabilities and a review queue.",
+)
+
+
 @click.group(cls=SimpopGroup)
 @click.version_option(__version__, prog_name="simpop")
 def cli() -> None:
@@ -272,6 +287,7 @@ def cli() -> None:
     type=click.Path(path_type=Path),
     help="Release policy YAML: gate the run at the end (exit 1 when a rule is violated).",
 )
+@CALIBRATOR_OPTION
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -293,15 +309,18 @@ def run(
     no_cache: bool,
     no_judge: bool,
     policy_file: Path | None,
+    calibrator_file: Path | None,
     out: Path,
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
+    from simpop.calibration.runs import read_calibrator
     from simpop.pipeline import execute, load_inputs
     from simpop.population.plan import builtin_ids
     from simpop.report.gate import load_policy
 
     if policy_file is not None:
         load_policy(policy_file)  # a bad policy fails before the run, not after it
+    calibrator = read_calibrator(calibrator_file) if calibrator_file is not None else None
 
     if resume_id:
         store = RunStore.open(out, resume_id)
@@ -382,6 +401,8 @@ def run(
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+    if calibrator is not None and calibrator_file is not None:
+        _apply_calibrator(store.directory, calibrator, calibrator_file)
     if policy_file is not None:
         from simpop.report.records import load_run
 
@@ -592,18 +613,24 @@ def import_labels(run: str, file: Path, runs: Path) -> None:
     store = _run_store(run, runs)
     labels, comment_only = read_label_csv(file, store)
     if not labels:
-        raise UserError(f"{file}: no labelled rows (put x under correct, partially_correct or incorrect)")
+        raise UserError(
+            f"{file}: no labelled rows (put x under correct, partially_correct or incorrect, "
+            "or rate harm, helpful or inappropriate)"
+        )
     merged = save_labels(store, labels)
     if comment_only:
-        err_console.print(f"note: {comment_only} rows have a comment but no verdict; they were not imported")
+        err_console.print(f"note: {comment_only} rows have a comment but no label; they were not imported")
     config = store.config()
     table = labels_summary(
         store, config.persona_ids or sorted({label.persona_id for label in merged.values()})
     )
-    assert table is not None
-    in_summary = update_summary(store, table)
-    console.print(labels_table(table))
-    where = "labels.jsonl and summary.json" if in_summary else "labels.jsonl (the run has no summary yet)"
+    in_summary = table is not None and update_summary(store, table)
+    if table is not None:
+        console.print(labels_table(table))
+    rated = Counter(name for label in merged.values() for name in label.ratings)
+    if rated:
+        console.print("ratings: " + ", ".join(f"{name} {n}" for name, n in sorted(rated.items())))
+    where = "labels.jsonl and summary.json" if in_summary else "labels.jsonl"
     console.print(f"{len(labels)} labels imported ({len(merged)} in all) → {store.directory}/{where}")
 
 
@@ -684,13 +711,25 @@ def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) ->
 )
 @click.option("--min-n", type=click.IntRange(1), default=10, show_default=True, help="Fewer probes: low n.")
 @click.option("--policy", "policy_file", type=click.Path(path_type=Path), help="Show this release gate.")
-def report(run: str, runs: Path, metrics: tuple[str, ...], min_n: int, policy_file: Path | None) -> None:
+@CALIBRATOR_OPTION
+def report(
+    run: str,
+    runs: Path,
+    metrics: tuple[str, ...],
+    min_n: int,
+    policy_file: Path | None,
+    calibrator_file: Path | None,
+) -> None:
     """Write RUN's HTML report (report.html) and per-probe CSV (probes.csv)."""
+    from simpop.calibration.runs import read_calibrator
     from simpop.report.exports import PROBES_CSV, probes_csv
     from simpop.report.html import write_report
     from simpop.report.records import load_run
 
     records = load_run(run, runs)
+    if calibrator_file is not None:
+        _apply_calibrator(records.directory, read_calibrator(calibrator_file), calibrator_file)
+        records = load_run(records.directory)
     unknown = [m for m in metrics if m not in records.metrics]
     if unknown:
         raise UserError(
@@ -700,6 +739,159 @@ def report(run: str, runs: Path, metrics: tuple[str, ...], min_n: int, policy_fi
     path = write_report(records, metrics=list(metrics), min_n=min_n, gate=result)
     csv_path = write_text_atomic(records.directory / PROBES_CSV, probes_csv(records))
     console.print(f"report → {path}\nper-probe CSV → {csv_path}\nsummary → {records.directory}/summary.json")
+
+
+def calibration_table(summary: CalibrationSummary, by: str) -> Table:
+    """Mean calibrated probability of each level and the review queue, per group."""
+    table = Table(
+        title=f"calibrated {summary.label} ({summary.method} on {' + '.join(summary.scores)}, "
+        f"α={summary.alpha}) per {by}"
+    )
+    for column in (by, "n", *(f"P({lv})" for lv in summary.levels), "to review"):
+        table.add_column(column, justify="left" if column == by else "right")
+    for g in summary.groups:
+        if g.by == by or g.by == "total":
+            table.add_row(g.group, str(g.n), *(_fmt(g.shares[lv]) for lv in summary.levels), str(g.review))
+    return table
+
+
+def _apply_calibrator(directory: Path, calibrator: Calibrator, file: Path) -> None:
+    from simpop.calibration.runs import CALIBRATED_CSV, REVIEW_CSV, apply_calibrator
+    from simpop.report.records import load_run
+
+    records = load_run(directory)
+    summary, calibrated, queue = apply_calibrator(records, calibrator, file.name)
+    if not summary.calibrated:
+        raise UserError(
+            f"--calibrator {file}: no probe of run {records.run_id} has the score "
+            f"{' + '.join(calibrator.scores)} (was it judged?)"
+        )
+    write_text_atomic(directory / CALIBRATED_CSV, calibrated)
+    write_text_atomic(directory / REVIEW_CSV, queue)
+    RunStore.open(directory.parent, directory.name).write(
+        SUMMARY_FILE, records.summary.model_copy(update={"calibration": summary})
+    )
+    for by in ("persona", "scenario"):
+        console.print(calibration_table(summary, by))
+    console.print(
+        f"{summary.calibrated} probes calibrated ({summary.without_score} without the score); "
+        f"{summary.review} with an empty or ambiguous set → {directory / REVIEW_CSV}"
+    )
+
+
+@cli.command()
+@click.argument("labels")
+@click.option(
+    "--score", "scores", multiple=True, required=True, help="Machine score to calibrate; repeat to combine."
+)
+@click.option(
+    "--label", "label_name", help="Label to predict (default: the one known label the items carry)."
+)
+@click.option("--levels", help="Comma-separated levels of the label, lowest first (orders it).")
+@click.option("--positive", help="Make the label binary: this value against the rest.")
+@click.option("--method", type=click.Choice(CALIBRATION_METHODS), default="platt", show_default=True)
+@click.option(
+    "--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1, show_default=True
+)
+@click.option("--splits", default="0.4,0.3,0.3", show_default=True, help="Fit, calibration and test shares.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the stratified splits.")
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    help="ROLE=COLUMN: read id, question, answer or context from COLUMN.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    help="A run config whose judge (else llm) and embedding compute missing scores. Default: built-in.",
+)
+@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), help="Calibrator JSON (default: calibrators/…)."
+)
+@RUNS_OPTION
+def calibrate(
+    labels: str,
+    scores: tuple[str, ...],
+    label_name: str | None,
+    levels: str | None,
+    positive: str | None,
+    method: str,
+    alpha: float,
+    splits: str,
+    seed: int,
+    columns: tuple[str, ...],
+    config_file: Path | None,
+    no_cache: bool,
+    output: Path | None,
+    runs: Path,
+) -> None:
+    """Calibrate machine scores against human LABELS (a label CSV / JSONL, or a run with imported
+    labels): HCAT's probability calibration, then split conformal prediction sets."""
+    from simpop.calibration.plots import reliability_diagram
+    from simpop.calibration.workflow import calibrate_labels
+
+    try:
+        fractions = tuple(float(v) for v in splits.split(","))
+    except ValueError:
+        fractions = ()
+    if len(fractions) != 3 or min(fractions) <= 0:
+        raise UserError(f"--splits {splits}: give three positive shares, e.g. 0.4,0.3,0.3")
+    roles = dict(c.split("=", 1) for c in columns if "=" in c)
+    if len(roles) != len(columns):
+        raise UserError(f"--column {next(c for c in columns if '=' not in c)}: write ROLE=COLUMN")
+    if config_file is not None:
+        config = load_run_config(config_file)
+        llm, embedding = config.judge or config.llm, config.embedding
+    else:
+        llm, embedding = LLMConfig(), EmbeddingConfig()
+    result = calibrate_labels(
+        labels,
+        list(scores),
+        label=label_name,
+        levels=levels.split(",") if levels else None,
+        positive=positive,
+        method=method,  # type: ignore[arg-type]
+        alpha=alpha,
+        fractions=fractions,  # type: ignore[arg-type]
+        seed=seed,
+        columns=roles,
+        runs=runs,
+        llm=apply_llm_env(llm, dict(os.environ)),
+        embedding=embedding,
+        use_cache=not no_cache,
+        progress=_progress(),
+    )
+    c, e = result.calibrator, result.calibrator.evaluation
+    name = "-".join(v.replace("=", "-").replace(".", "_") for v in (c.label.name, "+".join(c.scores), method))
+    path = output or Path("calibrators") / f"{name}-a{alpha:g}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, c.model_dump_json(indent=2) + "\n")
+    diagram = reliability_diagram(c, path.with_suffix(".reliability.png"))
+    queue = write_text_atomic(path.with_suffix(".review-queue.csv"), result.review_queue_csv())
+    table = Table(
+        title=f"{c.label.name} ({', '.join(c.label.levels)}) from {' + '.join(c.scores)} · {method}"
+    )
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    rows = {
+        "items (left out: no score)": f"{c.items} ({c.dropped})",
+        "fit / calibration / test": f"{e.fit_items} / {e.calibration_items} / {e.test_items}",
+        "scores computed here": ", ".join(result.computed) or "none",
+        "Brier, raw → calibrated": f"{_fmt(e.brier_before)} → {_fmt(e.brier_after)}",
+        "ECE, raw → calibrated": f"{_fmt(e.ece_before)} → {_fmt(e.ece_after)}",
+        "ROC AUC, raw → calibrated": f"{_fmt(e.auc_before)} → {_fmt(e.auc_after)}",
+        "conformal q̂": _fmt(c.quantile),
+        f"coverage (target ≥ {1 - alpha:g})": _fmt(e.coverage),
+        "test items per set size": ", ".join(f"{k}: {n}" for k, n in e.set_sizes.items()),
+        "review share (empty or ambiguous)": _fmt(e.review_share),
+    }
+    for figure, value in rows.items():
+        table.add_row(figure, value)
+    console.print(table)
+    console.print(f"calibrator → {path}\nreliability diagram → {diagram}\nheld-out review queue → {queue}")
 
 
 @cli.command()

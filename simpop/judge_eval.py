@@ -93,18 +93,19 @@ def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
 
 
 async def judge_verdicts(
-    judge: Judge, items: list[NLIItem], progress: Progress | None = None
+    judge: Judge, pairs: list[tuple[str, str]], progress: Progress | None = None
 ) -> list[bool | None]:
-    """The judge's verdict on every item (``None`` where its reply never validated)."""
-    by_answer: dict[str, list[int]] = defaultdict(list)
-    for index, item in enumerate(items):
-        by_answer[item.answer].append(index)
-    verdicts: list[bool | None] = [None] * len(items)
-    task = progress.add_task("judge statements", total=len(by_answer)) if progress else None
+    """The judge's verdict on every (context, statement) pair, the statements of one context
+    asked together (``None`` where the reply never validated)."""
+    by_context: dict[str, list[int]] = defaultdict(list)
+    for index, (context, _) in enumerate(pairs):
+        by_context[context].append(index)
+    verdicts: list[bool | None] = [None] * len(pairs)
+    task = progress.add_task("judge statements", total=len(by_context)) if progress else None
 
-    async def one(answer: str, indices: list[int]) -> None:
+    async def one(context: str, indices: list[int]) -> None:
         try:
-            replies, _ = await support_verdicts(judge, answer, [items[i].statement for i in indices])
+            replies, _ = await support_verdicts(judge, context, [pairs[i][1] for i in indices])
             for i, v in zip(indices, replies, strict=True):
                 verdicts[i] = v.supported
         except LLMError:
@@ -112,7 +113,7 @@ async def judge_verdicts(
         if progress is not None and task is not None:
             progress.advance(task)
 
-    await asyncio.gather(*(one(a, ix) for a, ix in by_answer.items()))
+    await asyncio.gather(*(one(c, ix) for c, ix in by_context.items()))
     return verdicts
 
 
@@ -176,7 +177,7 @@ async def evaluate(
     try:
         grounded = groundedness(items, embedder)
         with progress if progress is not None else nullcontext():
-            verdicts = await judge_verdicts(judge, items, progress)
+            verdicts = await judge_verdicts(judge, [(i.answer, i.statement) for i in items], progress)
     finally:
         await llm.aclose()
         llm.endpoint.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import get_args
 
 from simpop.errors import ConfigError
-from simpop.models import HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
+from simpop.models import RATING_LEVELS, HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
 from simpop.report.labels import label_table
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore
 
@@ -28,6 +28,7 @@ COLUMNS = [
     "no_answer_reason",
     "contexts",
     *VERDICTS,
+    *RATING_LEVELS,
     "comment",
     "labeller",
 ]
@@ -69,6 +70,7 @@ def export_rows(store: RunStore) -> list[dict[str, str]]:
                 "no_answer_reason": response.no_answer_reason or ("" if response.answer else "empty answer"),
                 "contexts": contexts,
                 **{v: "x" if label and label.label == v else "" for v in VERDICTS},
+                **{r: label.ratings.get(r, "") if label else "" for r in RATING_LEVELS},
                 "comment": (label.comment or "") if label else "",
                 "labeller": (label.labeller or "") if label else "",
             }
@@ -111,6 +113,18 @@ def _verdict(row: dict[str, str], where: str) -> str | None:
     return marked[0] if marked else None
 
 
+def _ratings(row: dict[str, str], where: str) -> dict[str, str]:
+    """The ratings filled in (a column may be missing from a CSV exported by an older simpop)."""
+    ratings = {}
+    for name, levels in RATING_LEVELS.items():
+        value = "_".join((row.get(name) or "").strip().lower().replace("-", " ").replace("/", " ").split())
+        if value and value not in levels:
+            raise ConfigError(f"{where}, column '{name}': '{value}' is not one of {', '.join(levels)}")
+        if value:
+            ratings[name] = value
+    return ratings
+
+
 def read_label_csv(path: Path, store: RunStore) -> tuple[list[HumanLabel], int]:
     """The labelled rows of an exported (and filled-in) CSV, checked against the run; and how
     many rows have a comment but no verdict. Any bad row is a ConfigError naming its row."""
@@ -148,15 +162,16 @@ def read_label_csv(path: Path, store: RunStore) -> tuple[list[HumanLabel], int]:
             raise ConfigError(f"{where}: cell '{cell_id}' is labelled twice (first in row {seen[cell_id]})")
         seen[cell_id] = number
         verdict = _verdict(row, where)
+        ratings = _ratings(row, where)
         comment = (row.get("comment") or "").strip() or None
-        if verdict is None:
+        if verdict is None and not ratings:
             comment_only += comment is not None
             continue
         if not asked(responses[cell_id]):
             raise ConfigError(f"{where}: cell '{cell_id}' was never asked, so its answer cannot be labelled")
         labeller = (row.get("labeller") or "").strip() or None
         ids = responses[cell_id].cell_ids()
-        labels.append(HumanLabel(**ids, label=verdict, comment=comment, labeller=labeller))
+        labels.append(HumanLabel(**ids, label=verdict, ratings=ratings, comment=comment, labeller=labeller))
     return labels, comment_only
 
 
@@ -173,11 +188,11 @@ def save_labels(store: RunStore, labels: list[HumanLabel]) -> dict[str, HumanLab
 
 def labels_summary(store: RunStore, persona_ids: list[str]) -> LabelTable | None:
     """Table 2 of the run's labels, or ``None`` before any are imported."""
-    labels = load_labels(store)
+    labels = [label for label in load_labels(store).values() if label.label is not None]
     if not labels:
         return None
     responses = [r for r in store.log(RESPONSES_FILE, Response).records.values() if asked(r)]
-    return label_table(list(labels.values()), responses, persona_ids)
+    return label_table(labels, responses, persona_ids)
 
 
 def update_summary(store: RunStore, table: LabelTable) -> bool:

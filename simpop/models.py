@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -609,10 +609,20 @@ class TopicStrata(Record):
 HumanVerdict = Literal["correct", "partially_correct", "incorrect"]
 
 
-class HumanLabel(CellRecord):
-    """A clinician's verdict on one answer (Reichenpfader et al.'s semi-automated evaluation)."""
+# ASTRID §4.2.2's clinician questions, lowest level first.
+RATING_LEVELS: dict[str, tuple[str, ...]] = {
+    "harm": ("none", "mild_moderate", "severe"),
+    "helpful": ("no", "yes"),
+    "inappropriate": ("no", "little", "great"),
+}
 
-    label: HumanVerdict
+
+class HumanLabel(CellRecord):
+    """A clinician's verdict on one answer (Reichenpfader et al.'s semi-automated evaluation)
+    and ratings of its harm, helpfulness and inappropriateness (ASTRID §4.2.2)."""
+
+    label: HumanVerdict | None = None
+    ratings: dict[str, str] = Field({}, description="rating name (harm, helpful, inappropriate) → level")
     comment: str | None = None
     labeller: str | None = None
 
@@ -666,6 +676,50 @@ class ScenarioBrief(Record):
 SUMMARY_SCHEMA_VERSION = "1"
 
 
+CalibrationMethod = Literal["platt", "isotonic", "ordinal"]
+CALIBRATION_METHODS: tuple[str, ...] = get_args(CalibrationMethod)
+
+
+class PredictedGroup(Record):
+    """The predicted label shares of a group of probes: mean calibrated probabilities, or the
+    share a clinical-risk model predicts for each level."""
+
+    group: str
+    by: Literal["total", "persona", "scenario"]
+    n: int
+    shares: dict[str, float] = Field(description="label level → share of the group's probes")
+    review: int | None = Field(None, description="probes whose prediction set is empty or ambiguous")
+
+
+class CalibrationSummary(Record):
+    """A calibrator applied to the run (``--calibrator``): HCAT §5's calibrated probabilities and
+    conformal review queue."""
+
+    calibrator: str
+    label: str
+    levels: list[str]
+    method: str
+    scores: list[str]
+    alpha: float
+    quantile: float
+    calibrated: int = Field(description="probes with every score the calibrator maps")
+    without_score: int = Field(description="asked probes missing one of its scores")
+    review: int = Field(description="probes in the review queue (empty or ambiguous prediction set)")
+    groups: list[PredictedGroup]
+
+
+class RiskSummary(Record):
+    """A clinical-risk model applied to the run (``simpop risk apply``, ASTRID §4.2.2)."""
+
+    model: str
+    kind: str = Field(description="the classifier chosen on the validation split")
+    label: str
+    levels: list[str]
+    features: list[str]
+    predicted: int = Field(description="probes with a prediction")
+    groups: list[PredictedGroup]
+
+
 class RunSummary(Record):
     """What ``summary.json`` holds (its JSON schema: ``docs/summary.schema.json``)."""
 
@@ -686,6 +740,8 @@ class RunSummary(Record):
     labels: LabelTable | None = None
     personas: list[Persona] = Field([], description="the simulated patients of the run")
     scenario_briefs: list[ScenarioBrief] = Field([], description="the scenarios of the run")
+    calibration: CalibrationSummary | None = None
+    risk: list[RiskSummary] = Field([], description="predicted clinician labels, one model per label")
     llm: LLMUsage
     duration_s: float
 

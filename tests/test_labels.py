@@ -104,7 +104,7 @@ def test_import_shows_table_2_per_persona_and_merges_later_labels(run_dir):
         "import-labels", run_dir.name, str(filled), "--runs", str(run_dir.parent), cwd=run_dir.parent
     )
     assert result.returncode == 0, result.stderr
-    assert "1 rows have a comment but no verdict" in result.stderr
+    assert "1 rows have a comment but no label" in result.stderr
     table = json.loads((run_dir / "summary.json").read_text())["labels"]
     rows_by_group = {row["group"]: row for row in [*table["personas"], table["total"]]}
     high_row, low_row, total = (

@@ -1,0 +1,174 @@
+"""Calibration and risk on a run: its labelled probes as items, and a calibrator's probabilities,
+prediction sets and review queue for every probe it can score."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from pydantic import ValidationError
+
+from simpop.calibration.calibrate import Calibrator
+from simpop.calibration.conformal import needs_review
+from simpop.calibration.labels import LabelledItem, load_label_file
+from simpop.calibration.scores import resolve
+from simpop.errors import ConfigError
+from simpop.labels import LABELS_FILE, asked, load_labels
+from simpop.models import CalibrationSummary, PredictedGroup, Probe
+from simpop.report.records import RunRecords, load_run
+from simpop.store import SUMMARY_FILE, RunStore
+
+CALIBRATED_CSV = "calibrated.csv"
+REVIEW_CSV = "review-queue.csv"
+IN_SCOPE = ("answer", "clarify", "address_all")
+
+
+def in_scope(probe: Probe) -> float:
+    """ASTRID's scope feature: 1 when the bot should answer from its knowledge base, 0 when it
+    should decline or send the patient to urgent care."""
+    return float(probe.expected_behaviour in IN_SCOPE)
+
+
+def probe_item(records: RunRecords, cell: str) -> LabelledItem:
+    """A probe of the run as an item: its texts, its scores (and scope), no labels yet."""
+    probe, response = records.probes[cell], records.responses[cell]
+    return LabelledItem(
+        id=cell,
+        question=response.question or "",
+        answer=response.answer or "",
+        context="\n".join(c.text for c in response.contexts),
+        scores={**records.values.get(cell, {}), "scope": in_scope(probe)},
+        persona=probe.persona_id,
+        scenario=probe.scenario_id,
+    )
+
+
+def run_items(records: RunRecords) -> list[LabelledItem]:
+    """The run's probes that people labelled (``simpop import-labels``), with their verdict,
+    their ratings and every score the run gave them."""
+    store = RunStore.open(records.directory.parent, records.directory.name)
+    items = []
+    for cell, label in load_labels(store).items():
+        if cell not in records.probes or cell not in records.responses:
+            continue
+        item = probe_item(records, cell)
+        item.labels = ({"verdict": label.label} if label.label else {}) | label.ratings
+        items.append(item)
+    return items
+
+
+def predicted_groups(
+    items: list[LabelledItem], shares: np.ndarray, levels: list[str], review: list[bool] | None = None
+) -> list[PredictedGroup]:
+    """Mean of each level's share (a probability or a 0/1 prediction) in total, per persona and
+    per scenario, with the review-queue count when ``review`` is given."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for index, item in enumerate(items):
+        groups[("total", "total")].append(index)
+        groups[("persona", item.persona or "?")].append(index)
+        groups[("scenario", item.scenario or "?")].append(index)
+    return [
+        PredictedGroup(
+            group=group,
+            by=by,  # type: ignore[arg-type]
+            n=len(index),
+            shares={level: round(float(shares[index, k].mean()), 4) for k, level in enumerate(levels)},
+            review=None if review is None else sum(review[i] for i in index),
+        )
+        for (by, group), index in groups.items()
+    ]
+
+
+def apply_calibrator(
+    records: RunRecords, calibrator: Calibrator, name: str
+) -> tuple[CalibrationSummary, str, str]:
+    """The calibration summary of every asked probe with the calibrator's scores, the per-probe
+    CSV (probabilities and prediction set) and the review-queue CSV."""
+    available = set(records.metrics)
+    stored = [resolve(s, available) for s in calibrator.scores]
+    items = [probe_item(records, c) for c, r in records.responses.items() if c in records.probes and asked(r)]
+    scored = [i for i in items if all(s is not None and s in i.scores for s in stored)]
+    x = np.array([[i.scores[s] for s in stored] for i in scored], dtype=float).reshape(len(scored), -1)  # type: ignore[index]
+    p, sets = calibrator.predict(x) if scored else (np.zeros((0, len(calibrator.label.levels))), [])
+    review = [needs_review(s) for s in sets]
+    levels = calibrator.label.levels
+    header = [
+        "cell_id",
+        "persona",
+        "scenario",
+        *calibrator.scores,
+        *(f"p_{lv}" for lv in levels),
+        "prediction_set",
+    ]
+    rows, queue = [], []
+    for item, probs, pset, flagged in zip(scored, p, sets, review, strict=True):
+        row = [
+            item.id,
+            item.persona or "",
+            item.scenario or "",
+            *(f"{item.scores[s]:.4f}" for s in stored),  # type: ignore[index]
+            *(f"{v:.4f}" for v in probs),
+            "|".join(levels[k] for k in pset) or "(empty)",
+        ]
+        rows.append(row)
+        if flagged:
+            queue.append([*row, item.question, item.answer])
+    summary = CalibrationSummary(
+        calibrator=name,
+        label=calibrator.label.name,
+        levels=levels,
+        method=calibrator.mapping.method,
+        scores=calibrator.scores,
+        alpha=calibrator.alpha,
+        quantile=calibrator.quantile,
+        calibrated=len(scored),
+        without_score=len(items) - len(scored),
+        review=sum(review),
+        groups=predicted_groups(scored, p, levels, review) if scored else [],
+    )
+    return summary, to_csv(header, rows), to_csv([*header, "question", "answer"], queue)
+
+
+def to_csv(header: list[str], rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def read_calibrator(path: Path) -> Calibrator:
+    """A calibrator file written by ``simpop calibrate``."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: calibrator file not found (write one with simpop calibrate)")
+    try:
+        return Calibrator.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as error:
+        where = ".".join(str(part) for part in error.errors()[0]["loc"]) or "file"
+        raise ConfigError(
+            f"{path}, field '{where}': not a simpop calibrator ({error.errors()[0]['msg']})"
+        ) from None
+
+
+def labelled_items(source: str, runs: Path, columns: dict[str, str] | None = None) -> list[LabelledItem]:
+    """The labelled items of ``source``: a run (its directory, its id in ``runs`` or its
+    labels.jsonl) with imported labels, or a standalone CSV / JSONL label file."""
+    path = Path(source)
+    run: Path | None = None
+    if path.is_file() and path.name == LABELS_FILE and (path.parent / SUMMARY_FILE).is_file():
+        run = path.parent
+    elif path.is_dir() and (path / SUMMARY_FILE).is_file():
+        run = path
+    elif not path.exists() and (runs / source).is_dir():
+        run = runs / source
+    if run is None:
+        return load_label_file(path, columns)
+    if columns:
+        raise ConfigError("--column: a run's labels have no columns to map")
+    items = run_items(load_run(run))
+    if not items:
+        raise ConfigError(f"{run}: no labels imported (simpop export-labels, then simpop import-labels)")
+    return items

@@ -1,0 +1,117 @@
+"""``simpop calibrate`` as a function: labelled items in, scores read or computed, the two-stage
+calibrator fitted and judged, and the held-out items it would send to a person."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from rich.progress import Progress
+
+from simpop.calibration.calibrate import Calibrator, calibrate
+from simpop.calibration.conformal import needs_review
+from simpop.calibration.labels import SCALES, LabelledItem, read_scale
+from simpop.calibration.probability import Method
+from simpop.calibration.runs import labelled_items, to_csv
+from simpop.calibration.scores import fill_scores, score_matrix
+from simpop.errors import ConfigError
+from simpop.models import EmbeddingConfig, LLMConfig
+
+
+@dataclass
+class Calibrated:
+    """A fitted calibrator and its test split: items, probabilities and prediction sets."""
+
+    calibrator: Calibrator
+    computed: list[str]
+    test_items: list[LabelledItem]
+    test_labels: list[int]
+    probabilities: np.ndarray
+    sets: list[list[int]]
+
+    def review_queue_csv(self) -> str:
+        """The held-out items whose prediction set is empty or ambiguous, with their true label."""
+        c = self.calibrator
+        levels = c.label.levels
+        header = [
+            "id",
+            *c.scores,
+            "label",
+            *(f"p_{lv}" for lv in levels),
+            "prediction_set",
+            "question",
+            "answer",
+            "context",
+        ]
+        rows = [
+            [
+                item.id,
+                *(f"{v:.4f}" for v in row),
+                levels[y],
+                *(f"{p:.4f}" for p in probs),
+                "|".join(levels[k] for k in s) or "(empty)",
+                item.question,
+                item.answer,
+                item.context,
+            ]
+            for item, y, row, probs, s in zip(
+                self.test_items,
+                self.test_labels,
+                score_matrix(self.test_items, c.scores)[0],
+                self.probabilities,
+                self.sets,
+                strict=True,
+            )
+            if needs_review(s)
+        ]
+        return to_csv(header, rows)
+
+
+def default_label(items: list[LabelledItem]) -> str:
+    """The one known label (verdict, harm, helpful, inappropriate, supported) the items carry."""
+    found = [name for name in SCALES if any(name in i.labels for i in items)]
+    if len(found) != 1:
+        named = sorted({k for i in items for k in i.labels if k not in {s for i in items for s in i.scores}})
+        raise ConfigError(f"give --label (label columns: {', '.join(found or named) or 'none'})")
+    return found[0]
+
+
+def calibrate_labels(
+    source: str,
+    scores: list[str],
+    *,
+    label: str | None = None,
+    levels: list[str] | None = None,
+    positive: str | None = None,
+    method: Method = "platt",
+    alpha: float = 0.1,
+    fractions: tuple[float, float, float] = (0.4, 0.3, 0.3),
+    seed: int = 0,
+    columns: dict[str, str] | None = None,
+    runs: Path = Path("runs"),
+    llm: LLMConfig | None = None,
+    embedding: EmbeddingConfig | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> Calibrated:
+    """Fit and judge a two-stage calibrator of label ``label`` from ``scores`` on ``source``."""
+    items = labelled_items(source, runs, columns)
+    scale, carrying, y = read_scale(items, label or default_label(items), levels, positive)
+    computed = fill_scores(
+        carrying, scores, embedding or EmbeddingConfig(), llm or LLMConfig(), use_cache, progress
+    )
+    x, keep = score_matrix(carrying, scores)
+    kept_items = [i for i, k in zip(carrying, keep, strict=True) if k]
+    kept_y = [v for v, k in zip(y, keep, strict=True) if k]
+    calibrator, test_idx, p, sets = calibrate(
+        x, kept_y, scale, scores, method, alpha, source, len(carrying) - len(kept_items), fractions, seed
+    )
+    return Calibrated(
+        calibrator=calibrator,
+        computed=computed,
+        test_items=[kept_items[i] for i in test_idx],
+        test_labels=[kept_y[i] for i in test_idx],
+        probabilities=p,
+        sets=sets,
+    )
