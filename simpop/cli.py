@@ -6,8 +6,9 @@ import asyncio
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -741,6 +742,78 @@ def report(
     console.print(f"report → {path}\nper-probe CSV → {csv_path}\nsummary → {records.directory}/summary.json")
 
 
+def _label_source(
+    label: str | None,
+    levels: str | None,
+    positive: str | None,
+    splits: str,
+    seed: int,
+    columns: tuple[str, ...],
+    config_file: Path | None,
+    no_cache: bool,
+    runs: Path,
+) -> dict[str, Any]:
+    """Which labels to read, how to split them and what computes missing scores, checked."""
+    try:
+        fractions = tuple(float(v) for v in splits.split(","))
+    except ValueError:
+        fractions = ()
+    if len(fractions) != 3 or min(fractions) <= 0:
+        raise UserError(f"--splits {splits}: give three positive shares, e.g. 0.4,0.3,0.3")
+    bad = [c for c in columns if "=" not in c]
+    if bad:
+        raise UserError(f"--column {bad[0]}: write ROLE=COLUMN")
+    if config_file is not None:
+        config = load_run_config(config_file)
+        llm, embedding = config.judge or config.llm, config.embedding
+    else:
+        llm, embedding = LLMConfig(), EmbeddingConfig()
+    return {
+        "label": label,
+        "levels": levels.split(",") if levels else None,
+        "positive": positive,
+        "fractions": fractions,
+        "seed": seed,
+        "columns": dict(c.split("=", 1) for c in columns),
+        "runs": runs,
+        "llm": apply_llm_env(llm, dict(os.environ)),
+        "embedding": embedding,
+        "use_cache": not no_cache,
+        "progress": _progress(),
+    }
+
+
+def label_options(splits: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The options of the commands that learn from human labels."""
+    options = [
+        click.option("--label", "label_name", help="Label to predict (default: the known one)."),
+        click.option("--levels", help="Levels of the label, lowest first (a,b,c)."),
+        click.option("--positive", help="Make the label binary: this value against the rest."),
+        click.option("--splits", default=splits, show_default=True, help="Shares of the 3 splits."),
+        click.option("--seed", type=int, default=0, show_default=True, help="Seed of the splits."),
+        click.option(
+            "--column", "columns", multiple=True, help="ROLE=COLUMN (id, question, answer, context)."
+        ),
+        click.option(
+            "--config",
+            "config_file",
+            type=click.Path(path_type=Path),
+            help="Run config: its judge (else llm) and embedding compute missing scores.",
+        ),
+        click.option(
+            "--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached)."
+        ),
+        RUNS_OPTION,
+    ]
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
 def calibration_table(summary: CalibrationSummary, by: str) -> Table:
     """Mean calibrated probability of each level and the review queue, per group."""
     table = Table(
@@ -784,34 +857,14 @@ def _apply_calibrator(directory: Path, calibrator: Calibrator, file: Path) -> No
 @click.option(
     "--score", "scores", multiple=True, required=True, help="Machine score to calibrate; repeat to combine."
 )
-@click.option(
-    "--label", "label_name", help="Label to predict (default: the one known label the items carry)."
-)
-@click.option("--levels", help="Comma-separated levels of the label, lowest first (orders it).")
-@click.option("--positive", help="Make the label binary: this value against the rest.")
 @click.option("--method", type=click.Choice(CALIBRATION_METHODS), default="platt", show_default=True)
 @click.option(
     "--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1, show_default=True
 )
-@click.option("--splits", default="0.4,0.3,0.3", show_default=True, help="Fit, calibration and test shares.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the stratified splits.")
-@click.option(
-    "--column",
-    "columns",
-    multiple=True,
-    help="ROLE=COLUMN: read id, question, answer or context from COLUMN.",
-)
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path),
-    help="A run config whose judge (else llm) and embedding compute missing scores. Default: built-in.",
-)
-@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@label_options(splits="0.4,0.3,0.3")
 @click.option(
     "-o", "--output", type=click.Path(path_type=Path), help="Calibrator JSON (default: calibrators/…)."
 )
-@RUNS_OPTION
 def calibrate(
     labels: str,
     scores: tuple[str, ...],
@@ -833,36 +886,12 @@ def calibrate(
     from simpop.calibration.plots import reliability_diagram
     from simpop.calibration.workflow import calibrate_labels
 
-    try:
-        fractions = tuple(float(v) for v in splits.split(","))
-    except ValueError:
-        fractions = ()
-    if len(fractions) != 3 or min(fractions) <= 0:
-        raise UserError(f"--splits {splits}: give three positive shares, e.g. 0.4,0.3,0.3")
-    roles = dict(c.split("=", 1) for c in columns if "=" in c)
-    if len(roles) != len(columns):
-        raise UserError(f"--column {next(c for c in columns if '=' not in c)}: write ROLE=COLUMN")
-    if config_file is not None:
-        config = load_run_config(config_file)
-        llm, embedding = config.judge or config.llm, config.embedding
-    else:
-        llm, embedding = LLMConfig(), EmbeddingConfig()
     result = calibrate_labels(
         labels,
         list(scores),
-        label=label_name,
-        levels=levels.split(",") if levels else None,
-        positive=positive,
         method=method,  # type: ignore[arg-type]
         alpha=alpha,
-        fractions=fractions,  # type: ignore[arg-type]
-        seed=seed,
-        columns=roles,
-        runs=runs,
-        llm=apply_llm_env(llm, dict(os.environ)),
-        embedding=embedding,
-        use_cache=not no_cache,
-        progress=_progress(),
+        **_label_source(label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs),
     )
     c, e = result.calibrator, result.calibrator.evaluation
     name = "-".join(v.replace("=", "-").replace(".", "_") for v in (c.label.name, "+".join(c.scores), method))
@@ -892,6 +921,122 @@ def calibrate(
         table.add_row(figure, value)
     console.print(table)
     console.print(f"calibrator → {path}\nreliability diagram → {diagram}\nheld-out review queue → {queue}")
+
+
+@cli.group()
+def risk() -> None:
+    """Clinical-risk models (ASTRID §4.2.2): predict clinicians' harm, helpfulness or
+    inappropriateness labels from the triad and scope."""
+
+
+@risk.command("train")
+@click.argument("labels")
+@click.option(
+    "--feature",
+    "features",
+    multiple=True,
+    help="Feature (default: faithfulness, context_relevance, refusal.accuracy, scope); repeatable.",
+)
+@label_options(splits="0.6,0.2,0.2")
+@click.option(
+    "-o", "--output", type=click.Path(path_type=Path), help="Model file (default: models/risk-LABEL.joblib)."
+)
+def risk_train(
+    labels: str,
+    features: tuple[str, ...],
+    label_name: str | None,
+    levels: str | None,
+    positive: str | None,
+    splits: str,
+    seed: int,
+    columns: tuple[str, ...],
+    config_file: Path | None,
+    no_cache: bool,
+    runs: Path,
+    output: Path | None,
+) -> None:
+    """Train random forest, SVM, naive Bayes and a small neural network on human LABELS (a run
+    with imported labels, or a label CSV / JSONL with the features as columns); keep the best."""
+    from simpop.calibration.risk import save_model
+    from simpop.calibration.workflow import train_risk
+
+    model, result = train_risk(
+        labels,
+        list(features) or None,
+        **_label_source(label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs),
+    )
+    table = Table(
+        title=f"{result.label.name}: test split per class ({result.items} items: "
+        f"{result.train_items} train / {result.validation_items} validation / {result.test_items} test)"
+    )
+    for column in (
+        "model",
+        "best grid point",
+        "val. macro-F1",
+        "test macro-F1",
+        "level",
+        "P",
+        "R",
+        "F1",
+        "n",
+    ):
+        table.add_column(
+            column, justify="right" if column in ("P", "R", "F1", "n") or "F1" in column else "left"
+        )
+    for family in result.families:
+        chosen = " (chosen)" if family.kind == result.chosen else ""
+        for k, c in enumerate(family.test):
+            head = k == 0
+            table.add_row(
+                family.kind + chosen if head else "",
+                ", ".join(f"{p}={v}" for p, v in family.params.items()) if head else "",
+                _fmt(family.validation_macro_f1) if head else "",
+                _fmt(family.test_macro_f1) if head else "",
+                c.level,
+                _fmt(c.precision),
+                _fmt(c.recall),
+                _fmt(c.f1),
+                str(c.support),
+                end_section=k == len(family.test) - 1,
+            )
+    console.print(table)
+    path = output or Path("models") / f"risk-{result.label.name.replace('=', '-')}.joblib"
+    save_model(path, model, result)
+    console.print(f"model ({result.chosen}) → {path}\nreport → {path.with_suffix('.json')}")
+
+
+@risk.command("apply")
+@click.argument("run")
+@click.option(
+    "--model", "model_file", required=True, type=click.Path(path_type=Path), help="From simpop risk train."
+)
+@RUNS_OPTION
+def risk_apply(run: str, model_file: Path, runs: Path) -> None:
+    """Predict RUN's clinician labels with a trained model: shares per persona and scenario into
+    summary.json and the report (re-run simpop report), and per probe into RUN/risk-LABEL.csv."""
+    from simpop.calibration.risk import load_model
+    from simpop.calibration.runs import apply_risk
+    from simpop.report.records import load_run
+
+    model, trained = load_model(model_file)
+    records = load_run(run, runs)
+    summary, rows = apply_risk(records, model, trained, model_file.name)
+    path = write_text_atomic(records.directory / f"risk-{summary.label.replace('=', '-')}.csv", rows)
+    others = [r for r in records.summary.risk if r.label != summary.label]
+    RunStore.open(records.directory.parent, records.directory.name).write(
+        SUMMARY_FILE, records.summary.model_copy(update={"risk": [*others, summary]})
+    )
+    for by in ("persona", "scenario"):
+        table = Table(title=f"predicted {summary.label} ({summary.kind}) per {by}")
+        for column in (by, "n", *summary.levels):
+            table.add_column(column, justify="left" if column == by else "right")
+        for g in summary.groups:
+            if g.by in (by, "total"):
+                table.add_row(g.group, str(g.n), *(_fmt(g.shares[lv]) for lv in summary.levels))
+        console.print(table)
+    console.print(
+        f"{summary.predicted} probes predicted → {path}; summary → {records.directory}/summary.json"
+    )
 
 
 @cli.command()

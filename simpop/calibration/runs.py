@@ -10,14 +10,16 @@ from pathlib import Path
 
 import numpy as np
 from pydantic import ValidationError
+from sklearn.pipeline import Pipeline
 
 from simpop.calibration.calibrate import Calibrator
 from simpop.calibration.conformal import needs_review
 from simpop.calibration.labels import LabelledItem, load_label_file
+from simpop.calibration.risk import RiskReport, feature_matrix
 from simpop.calibration.scores import resolve
 from simpop.errors import ConfigError
 from simpop.labels import LABELS_FILE, asked, load_labels
-from simpop.models import CalibrationSummary, PredictedGroup, Probe
+from simpop.models import CalibrationSummary, PredictedGroup, Probe, RiskSummary
 from simpop.report.records import RunRecords, load_run
 from simpop.store import SUMMARY_FILE, RunStore
 
@@ -172,3 +174,32 @@ def labelled_items(source: str, runs: Path, columns: dict[str, str] | None = Non
     if not items:
         raise ConfigError(f"{run}: no labels imported (simpop export-labels, then simpop import-labels)")
     return items
+
+
+def apply_risk(
+    records: RunRecords, model: Pipeline, report: RiskReport, name: str
+) -> tuple[RiskSummary, str]:
+    """The predicted label of every asked probe, as shares per persona and scenario, and a CSV."""
+    items = [probe_item(records, c) for c, r in records.responses.items() if c in records.probes and asked(r)]
+    missing = [f for f in report.features if resolve(f, set(records.metrics) | {"scope"}) is None]
+    if missing or not items:
+        raise ConfigError(
+            f"run {records.run_id} has no values of {missing[0] if missing else 'any feature'} "
+            f"(the model needs {', '.join(report.features)}; was the run judged?)"
+        )
+    predicted = model.predict(feature_matrix(items, report.features))
+    levels = report.label.levels
+    onehot = np.eye(len(levels))[predicted]
+    summary = RiskSummary(
+        model=name,
+        kind=report.chosen,
+        label=report.label.name,
+        levels=levels,
+        features=report.features,
+        predicted=len(items),
+        groups=predicted_groups(items, onehot, levels),
+    )
+    rows = [
+        [i.id, i.persona or "", i.scenario or "", levels[k]] for i, k in zip(items, predicted, strict=True)
+    ]
+    return summary, to_csv(["cell_id", "persona", "scenario", f"predicted_{report.label.name}"], rows)

@@ -8,13 +8,15 @@ from pathlib import Path
 
 import numpy as np
 from rich.progress import Progress
+from sklearn.pipeline import Pipeline
 
 from simpop.calibration.calibrate import Calibrator, calibrate
 from simpop.calibration.conformal import needs_review
-from simpop.calibration.labels import SCALES, LabelledItem, read_scale
+from simpop.calibration.labels import SCALES, LabelledItem, LabelScale, read_scale
 from simpop.calibration.probability import Method
+from simpop.calibration.risk import RiskReport, feature_names, train
 from simpop.calibration.runs import labelled_items, to_csv
-from simpop.calibration.scores import fill_scores, score_matrix
+from simpop.calibration.scores import COMPUTABLE, fill_scores, resolve, score_matrix
 from simpop.errors import ConfigError
 from simpop.models import EmbeddingConfig, LLMConfig
 
@@ -77,6 +79,47 @@ def default_label(items: list[LabelledItem]) -> str:
     return found[0]
 
 
+def labelled_scale(
+    source: str,
+    label: str | None,
+    levels: list[str] | None,
+    positive: str | None,
+    columns: dict[str, str] | None,
+    runs: Path,
+) -> tuple[LabelScale, list[LabelledItem], list[int]]:
+    """The items of ``source`` that carry the label, its scale and their level indices."""
+    items = labelled_items(source, runs, columns)
+    return read_scale(items, label or default_label(items), levels, positive)
+
+
+def train_risk(
+    source: str,
+    features: list[str] | None = None,
+    *,
+    label: str | None = None,
+    levels: list[str] | None = None,
+    positive: str | None = None,
+    fractions: tuple[float, float, float] = (0.6, 0.2, 0.2),
+    seed: int = 0,
+    columns: dict[str, str] | None = None,
+    runs: Path = Path("runs"),
+    llm: LLMConfig | None = None,
+    embedding: EmbeddingConfig | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> tuple[Pipeline, RiskReport]:
+    """Train ASTRID's clinical-risk classifiers of ``label`` on ``source``'s labelled items."""
+    scale, items, y = labelled_scale(source, label, levels, positive, columns, runs)
+    names = feature_names(features)
+    available = {k for item in items for k in item.scores}
+    computable = [n for n in names if resolve(n, available) is None and n in COMPUTABLE]
+    if computable:
+        fill_scores(
+            items, computable, embedding or EmbeddingConfig(), llm or LLMConfig(), use_cache, progress
+        )
+    return train(items, y, scale, names, source, fractions, seed)
+
+
 def calibrate_labels(
     source: str,
     scores: list[str],
@@ -96,8 +139,7 @@ def calibrate_labels(
     progress: Progress | None = None,
 ) -> Calibrated:
     """Fit and judge a two-stage calibrator of label ``label`` from ``scores`` on ``source``."""
-    items = labelled_items(source, runs, columns)
-    scale, carrying, y = read_scale(items, label or default_label(items), levels, positive)
+    scale, carrying, y = labelled_scale(source, label, levels, positive, columns, runs)
     computed = fill_scores(
         carrying, scores, embedding or EmbeddingConfig(), llm or LLMConfig(), use_cache, progress
     )
