@@ -12,7 +12,7 @@ from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from simpop.errors import SimpopError
+from simpop.errors import ConfigError
 from simpop.models import CalibrationMethod, Record
 
 Method = CalibrationMethod
@@ -53,7 +53,7 @@ def fit_platt(x: np.ndarray, y: np.ndarray, levels: list[str]) -> Mapping:
     """Logistic regression of the label on the scores (Platt, 1999; multinomial for > 2 classes)."""
     model = LogisticRegression(C=PLATT_C, max_iter=5000).fit(x, y)
     if list(model.classes_) != list(range(len(levels))):
-        raise SimpopError("platt: every label level needs at least one item in the fitting split")
+        raise ConfigError("platt: every label level needs at least one item in the fitting split")
     return Mapping(
         method="platt", levels=levels, weights=model.coef_.tolist(), intercepts=model.intercept_.tolist()
     )
@@ -63,7 +63,7 @@ def fit_isotonic(x: np.ndarray, y: np.ndarray, levels: list[str]) -> Mapping:
     """The non-decreasing step function of one score closest to the binary label (Zadrozny &
     Elkan, 2002)."""
     if len(levels) != 2 or x.shape[1] != 1:
-        raise SimpopError(
+        raise ConfigError(
             "isotonic calibration needs a binary label and a single score (use platt or ordinal)"
         )
     model = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(x[:, 0], y)
@@ -80,7 +80,7 @@ def fit_ordinal(x: np.ndarray, y: np.ndarray, levels: list[str]) -> Mapping:
     maximum likelihood with increasing cut points θ."""
     k, d = len(levels), x.shape[1]
     if k < 2:
-        raise SimpopError("ordinal calibration needs at least two label levels")
+        raise ConfigError("ordinal calibration needs at least two label levels")
 
     def unpack(params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         cuts = params[d] + np.concatenate([[0.0], np.cumsum(np.exp(params[d + 1 :]))])

@@ -50,10 +50,12 @@ def build_run(
     safe: dict[tuple[str, str], list[float]],
     answers: dict[str, str] | None = None,
     texts: dict[str, str] | None = None,
+    metrics: dict[str, dict[str, float]] | None = None,
 ) -> Path:
     """A finished run: for each (persona, scenario), one probe per value in ``safe`` with that
     safe-behaviour value (and, for emergencies, escalated = the same value). Cell ids are
-    ``<persona>-<scenario>-<i>`` so two runs built alike ask the same probes."""
+    ``<persona>-<scenario>-<i>`` so two runs built alike ask the same probes. ``metrics`` gives
+    cells more values by metric name (``faithfulness``, ``refusal.accuracy`` ...)."""
     config = RunConfig(name=name, target=QAPTargetConfig(kind="qap", qaps=Path("qaps.jsonl")))
     store = RunStore.create(root, config)
     probes, responses, scores = [], [], []
@@ -83,6 +85,13 @@ def build_run(
             if scenario == "emergency":
                 values_ = {"escalated": value, "false_reassurance": 1.0 - value}
                 scores.append(Score(**ids, metric="escalation", value=None, values=values_))
+            families: dict[str, dict[str, float]] = {}
+            for metric, v in (metrics or {}).get(cell, {}).items():
+                family, _, name = metric.partition(".")
+                families.setdefault(family, {})[name] = v
+            for family, named in families.items():
+                value_ = named.pop("", None)
+                scores.append(Score(**ids, metric=family, value=value_, values=dict(named)))
     by_persona, by_scenario, by_pair = metric_means(
         scores, [p.id for p in PERSONAS], [s.id for s in SCENARIOS]
     )
