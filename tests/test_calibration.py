@@ -265,9 +265,8 @@ def test_faithfulness_of_a_label_file_is_computed_by_the_judge(tmp_path: Path):
     verdict, one request per context, and Platt maps it onto the labels."""
     rows = ["question,answer,context,supported"]
     for i in range(30):
-        rows.append(
-            f"q{i},statement {i},context {i % 15} {'SUPPORTS' if i % 3 else 'does not'},{'yes' if i % 3 else 'no'}"
-        )
+        says, label = ("SUPPORTS", "yes") if i % 3 else ("does not", "no")
+        rows.append(f"q{i},statement {i},context {i % 15} {says},{label}")
     path = tmp_path / "labels.csv"
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     with FakeOpenAIServer(default=_support_judge) as llm:
