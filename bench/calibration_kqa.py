@@ -19,6 +19,8 @@ from simpop.calibration.labels import load_label_file, read_scale
 from simpop.calibration.scores import fill_scores, score_matrix
 from simpop.models import EmbeddingConfig, LLMConfig
 
+FIGURES = ("auc_after", "ece_before", "ece_after")
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -44,9 +46,9 @@ def main() -> None:
                 ]
                 cov = np.array([e.coverage for e in runs])
                 single = np.mean([e.set_sizes.get(1, 0) / e.test_items for e in runs])
+                auc, ece_raw, ece_cal = (np.mean([getattr(e, f) for e in runs]) for f in FIGURES)
                 print(
-                    f"{score:<14}{method:<10}{alpha:>6}{np.mean([e.auc_after for e in runs]):>7.3f}"
-                    f"{np.mean([e.ece_before for e in runs]):>9.3f}{np.mean([e.ece_after for e in runs]):>9.3f}"
+                    f"{score:<14}{method:<10}{alpha:>6}{auc:>7.3f}{ece_raw:>9.3f}{ece_cal:>9.3f}"
                     f"{cov.mean():>10.3f}{f'{cov.min():.3f}–{cov.max():.3f}':>13}{single:>12.3f}"
                 )
 
