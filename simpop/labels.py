@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import get_args
 
+from simpop.calibration.labels import level, read_table
 from simpop.errors import ConfigError
 from simpop.models import RATING_LEVELS, HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
 from simpop.report.labels import label_table
@@ -88,15 +89,6 @@ def write_label_csv(path: Path, rows: list[dict[str, str]]) -> None:
     os.replace(tmp, path)
 
 
-def _column(name: str) -> str:
-    return "_".join(name.strip().lower().replace("-", " ").split())
-
-
-def _delimiter(header: str) -> str:
-    """Spreadsheets save with commas, semicolons or tabs: the header line tells which."""
-    return max(",;\t", key=header.count)
-
-
 def _verdict(row: dict[str, str], where: str) -> str | None:
     marked = []
     for verdict in VERDICTS:
@@ -117,7 +109,7 @@ def _ratings(row: dict[str, str], where: str) -> dict[str, str]:
     """The ratings filled in (a column may be missing from a CSV exported by an older simpop)."""
     ratings = {}
     for name, levels in RATING_LEVELS.items():
-        value = "_".join((row.get(name) or "").strip().lower().replace("-", " ").replace("/", " ").split())
+        value = level(row.get(name) or "")
         if value and value not in levels:
             raise ConfigError(f"{where}, column '{name}': '{value}' is not one of {', '.join(levels)}")
         if value:
@@ -130,19 +122,8 @@ def read_label_csv(path: Path, store: RunStore) -> tuple[list[HumanLabel], int]:
     many rows have a comment but no verdict. Any bad row is a ConfigError naming its row."""
     if not path.is_file():
         raise ConfigError(f"{path}: label file not found")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text (save it as 'CSV UTF-8')") from None
-    lines = text.splitlines()
-    if not lines:
-        raise ConfigError(f"{path}: empty file")
-    reader = csv.reader(lines, delimiter=_delimiter(lines[0]))
-    try:
-        table = list(reader)
-    except csv.Error as error:
-        raise ConfigError(f"{path} line {reader.line_num}: malformed CSV: {error}") from None
-    header = [_column(name) for name in table[0]]
+    table = read_table(path)
+    header = [level(name) for name in table[0]]
     missing = [c for c in ("cell_id", *VERDICTS) if c not in header]
     if missing:
         raise ConfigError(f"{path}: missing column '{missing[0]}' (export one with simpop export-labels)")

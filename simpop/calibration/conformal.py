@@ -43,3 +43,8 @@ def coverage(sets: list[list[int]], y: np.ndarray) -> float:
 def needs_review(prediction_set: list[int]) -> bool:
     """Ambiguous (several labels) or empty (no label fits): a human should look."""
     return len(prediction_set) != 1
+
+
+def set_text(prediction_set: list[int], levels: list[str]) -> str:
+    """A prediction set as text: its levels joined by ``|``, or ``(empty)``."""
+    return "|".join(levels[k] for k in prediction_set) or "(empty)"

@@ -94,7 +94,9 @@ def _item(fields: dict[str, object], roles: dict[str, str], where: str, default_
     )
 
 
-def _rows_csv(path: Path) -> list[dict[str, object]]:
+def read_table(path: Path) -> list[list[str]]:
+    """The cells of a CSV saved by a spreadsheet: UTF-8 (with or without a byte-order mark),
+    comma, semicolon or tab separated (the header line tells which)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
@@ -104,9 +106,13 @@ def _rows_csv(path: Path) -> list[dict[str, object]]:
         raise ConfigError(f"{path}: empty file")
     reader = csv.reader(lines, delimiter=max(",;\t", key=lines[0].count))
     try:
-        table = list(reader)
+        return list(reader)
     except csv.Error as error:
         raise ConfigError(f"{path} line {reader.line_num}: malformed CSV: {error}") from None
+
+
+def _rows_csv(path: Path) -> list[dict[str, object]]:
+    table = read_table(path)
     header = [level(name) if name.strip() else f"column_{i}" for i, name in enumerate(table[0])]
     return [dict(zip(header, cells, strict=False)) for cells in table[1:] if any(c.strip() for c in cells)]
 

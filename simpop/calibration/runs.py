@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from sklearn.pipeline import Pipeline
 
 from simpop.calibration.calibrate import Calibrator
-from simpop.calibration.conformal import needs_review
+from simpop.calibration.conformal import needs_review, set_text
 from simpop.calibration.labels import LabelledItem, load_label_file
 from simpop.calibration.risk import RiskReport, feature_matrix
 from simpop.calibration.scores import resolve
@@ -113,7 +113,7 @@ def apply_calibrator(
             item.scenario or "",
             *(f"{item.scores[s]:.4f}" for s in stored),  # type: ignore[index]
             *(f"{v:.4f}" for v in probs),
-            "|".join(levels[k] for k in pset) or "(empty)",
+            set_text(pset, levels),
         ]
         rows.append(row)
         if flagged:

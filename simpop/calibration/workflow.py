@@ -11,7 +11,7 @@ from rich.progress import Progress
 from sklearn.pipeline import Pipeline
 
 from simpop.calibration.calibrate import Calibrator, calibrate
-from simpop.calibration.conformal import needs_review
+from simpop.calibration.conformal import needs_review, set_text
 from simpop.calibration.labels import SCALES, LabelledItem, LabelScale, read_scale
 from simpop.calibration.probability import Method
 from simpop.calibration.risk import RiskReport, feature_names, train
@@ -52,7 +52,7 @@ class Calibrated:
                 *(f"{v:.4f}" for v in row),
                 levels[y],
                 *(f"{p:.4f}" for p in probs),
-                "|".join(levels[k] for k in s) or "(empty)",
+                set_text(s, levels),
                 item.question,
                 item.answer,
                 item.context,
@@ -74,8 +74,8 @@ def default_label(items: list[LabelledItem]) -> str:
     """The one known label (verdict, harm, helpful, inappropriate, supported) the items carry."""
     found = [name for name in SCALES if any(name in i.labels for i in items)]
     if len(found) != 1:
-        named = sorted({k for i in items for k in i.labels if k not in {s for i in items for s in i.scores}})
-        raise ConfigError(f"give --label (label columns: {', '.join(found or named) or 'none'})")
+        columns = found or sorted({k for i in items for k in i.labels if k not in i.scores})
+        raise ConfigError(f"give --label (label columns: {', '.join(columns) or 'none'})")
     return found[0]
 
 
