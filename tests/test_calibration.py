@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +22,7 @@ from simpop.calibration.probability import auc, brier, ece, fit, reliability
 from simpop.errors import ConfigError
 from simpop.models import RunSummary
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import task_text
+from simpop.testing.patients import count, quoted, task_text, with_judges
 from simpop.testing.runs import build_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -416,3 +417,44 @@ def test_bad_calibrator_and_model_files(tmp_path: Path):
         "not a simpop risk model",
     )
     assert not (run / "report.html").exists()
+
+
+def test_run_applies_a_calibrator_at_the_end(tmp_path: Path):
+    """`simpop run --calibrator`: a bad calibrator fails before the run; a good one (fitted on
+    a label file's answer-relevancy column) is applied to the run's embedding metric."""
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "personas", project / "personas")
+    (project / "data").mkdir()
+    shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", project / "data/qaps.jsonl")
+    rng = np.random.default_rng(5)
+    relevancy = rng.uniform(0, 1, 200)
+    helpful = rng.uniform(0, 1, 200) < relevancy
+    rows = ["answer_relevancy,helpful"] + [
+        f"{r:.3f},{'yes' if h else 'no'}" for r, h in zip(relevancy, helpful, strict=True)
+    ]
+    (project / "labels.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    made = simpop("calibrate", "labels.csv", "--score", "answer_relevancy", "-o", "c.json", cwd=project)
+    assert made.returncode == 0, made.stderr
+    (project / "bad.json").write_text("{}", encoding="utf-8")
+    with FakeOpenAIServer(default=with_judges(_same_question)) as llm:
+        config = (
+            "name: cal\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 1\n"
+            f"limit: 2\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
+        )
+        (project / "run.yaml").write_text(config, encoding="utf-8")
+        bad = simpop("run", "run.yaml", "--calibrator", "bad.json", "--no-judge", "--no-cache", cwd=project)
+        assert_one_line_error(bad, "bad.json", "not a simpop calibrator")
+        assert not (project / "runs").exists()
+        result = simpop("run", "run.yaml", "--calibrator", "c.json", "--no-judge", "--no-cache", cwd=project)
+    assert result.returncode == 0, result.stderr
+    [run] = (project / "runs").iterdir()
+    summary = RunSummary.model_validate_json((run / "summary.json").read_text())
+    assert summary.calibration is not None and summary.calibration.scores == ["answer_relevancy"]
+    with (run / "calibrated.csv").open(encoding="utf-8") as handle:
+        calibrated = list(csv.DictReader(handle))
+    assert len(calibrated) == summary.calibration.calibrated > 0
+    assert (run / "review-queue.csv").is_file()
+
+
+def _same_question(request: dict) -> Reply:
+    return Reply(json.dumps({"questions": [quoted(request)[0]] * count(request)}))
