@@ -206,6 +206,7 @@ def test_label_files_csv_and_jsonl(tmp_path: Path):
             ["no column 'passage'"],
         ),
         ("answer,harm\na,none\nb,severe\n", ".csv", [], ["--score s: not in the labels"]),
+        ("id,harm,s\nq1,none,0.1\nq1,severe,0.2\n", ".csv", [], ["column 'id'", "id 'q1' is used 2 times"]),
         ("answer,harm,s\na,none,0.1\nb,severe,0.2\n", ".txt", [], ["must be .csv or .jsonl"]),
     ],
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 
 from simpop.errors import ConfigError
@@ -175,6 +176,12 @@ def load_label_file(path: Path, columns: dict[str, str] | None = None) -> list[L
         items.append(item)
     if not items:
         raise ConfigError(f"{file}: no labelled items")
+    counts = Counter(item.id for item in items)
+    repeated = next((i for i, n in counts.items() if n > 1), None)
+    if repeated is not None:
+        raise ConfigError(
+            f"{file}, column '{roles.get('id', 'id')}': id '{repeated}' is used {counts[repeated]} times"
+        )
     return items
 
 
