@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -46,6 +46,7 @@ from simpop.report.records import RunRecords, run_directory
 
 if TYPE_CHECKING:
     from simpop.calibration.calibrate import Calibrator
+    from simpop.calibration.workflow import LabelSource
 from simpop.store import SUMMARY_FILE, RunStore, write_text_atomic
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
@@ -314,7 +315,7 @@ def run(
     out: Path,
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
-    from simpop.calibration.runs import read_calibrator
+    from simpop.calibration.calibrate import read_calibrator
     from simpop.pipeline import execute, load_inputs
     from simpop.population.plan import builtin_ids
     from simpop.report.gate import load_policy
@@ -402,13 +403,15 @@ def run(
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
-    if calibrator is not None and calibrator_file is not None:
-        _apply_calibrator(store.directory, calibrator, calibrator_file)
-    if policy_file is not None:
-        from simpop.report.records import load_run
+    if calibrator is None and policy_file is None:
+        return
+    from simpop.report.records import load_run
 
-        if not _gate(load_run(store.directory), policy_file, None).passed:
-            raise SystemExit(1)
+    records = load_run(store.directory)
+    if calibrator is not None and calibrator_file is not None:
+        _apply_calibrator(records, calibrator, calibrator_file)
+    if policy_file is not None and not _gate(records, policy_file, None).passed:
+        raise SystemExit(1)
 
 
 @cli.group()
@@ -722,15 +725,14 @@ def report(
     calibrator_file: Path | None,
 ) -> None:
     """Write RUN's HTML report (report.html) and per-probe CSV (probes.csv)."""
-    from simpop.calibration.runs import read_calibrator
+    from simpop.calibration.calibrate import read_calibrator
     from simpop.report.exports import PROBES_CSV, probes_csv
     from simpop.report.html import write_report
     from simpop.report.records import load_run
 
     records = load_run(run, runs)
     if calibrator_file is not None:
-        _apply_calibrator(records.directory, read_calibrator(calibrator_file), calibrator_file)
-        records = load_run(records.directory)
+        _apply_calibrator(records, read_calibrator(calibrator_file), calibrator_file)
     unknown = [m for m in metrics if m not in records.metrics]
     if unknown:
         raise UserError(
@@ -743,6 +745,7 @@ def report(
 
 
 def _label_source(
+    source: str,
     label: str | None,
     levels: str | None,
     positive: str | None,
@@ -752,8 +755,10 @@ def _label_source(
     config_file: Path | None,
     no_cache: bool,
     runs: Path,
-) -> dict[str, Any]:
+) -> LabelSource:
     """Which labels to read, how to split them and what computes missing scores, checked."""
+    from simpop.calibration.workflow import LabelSource
+
     try:
         fractions = tuple(float(v) for v in splits.split(","))
     except ValueError:
@@ -768,19 +773,20 @@ def _label_source(
         llm, embedding = config.judge or config.llm, config.embedding
     else:
         llm, embedding = LLMConfig(), EmbeddingConfig()
-    return {
-        "label": label,
-        "levels": levels.split(",") if levels else None,
-        "positive": positive,
-        "fractions": fractions,
-        "seed": seed,
-        "columns": dict(c.split("=", 1) for c in columns),
-        "runs": runs,
-        "llm": apply_llm_env(llm, dict(os.environ)),
-        "embedding": embedding,
-        "use_cache": not no_cache,
-        "progress": _progress(),
-    }
+    return LabelSource(
+        source=source,
+        fractions=fractions,  # type: ignore[arg-type]
+        label=label,
+        levels=levels.split(",") if levels else None,
+        positive=positive,
+        columns=dict(c.split("=", 1) for c in columns),
+        runs=runs,
+        seed=seed,
+        llm=apply_llm_env(llm, dict(os.environ)),
+        embedding=embedding,
+        use_cache=not no_cache,
+        progress=_progress(),
+    )
 
 
 def label_options(splits: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -828,11 +834,11 @@ def calibration_table(summary: CalibrationSummary, by: str) -> Table:
     return table
 
 
-def _apply_calibrator(directory: Path, calibrator: Calibrator, file: Path) -> None:
+def _apply_calibrator(records: RunRecords, calibrator: Calibrator, file: Path) -> None:
+    """Calibrate the run's probes, write the CSVs and put the summary in ``records`` and on disk."""
     from simpop.calibration.runs import CALIBRATED_CSV, REVIEW_CSV, apply_calibrator
-    from simpop.report.records import load_run
 
-    records = load_run(directory)
+    directory = records.directory
     summary, calibrated, queue = apply_calibrator(records, calibrator, file.name)
     if not summary.calibrated:
         raise UserError(
@@ -841,9 +847,8 @@ def _apply_calibrator(directory: Path, calibrator: Calibrator, file: Path) -> No
         )
     write_text_atomic(directory / CALIBRATED_CSV, calibrated)
     write_text_atomic(directory / REVIEW_CSV, queue)
-    RunStore.open(directory.parent, directory.name).write(
-        SUMMARY_FILE, records.summary.model_copy(update={"calibration": summary})
-    )
+    records.summary = records.summary.model_copy(update={"calibration": summary})
+    RunStore.open(directory.parent, directory.name).write(SUMMARY_FILE, records.summary)
     for by in ("persona", "scenario"):
         console.print(calibration_table(summary, by))
     console.print(
@@ -886,13 +891,10 @@ def calibrate(
     from simpop.calibration.plots import reliability_diagram
     from simpop.calibration.workflow import calibrate_labels
 
-    result = calibrate_labels(
-        labels,
-        list(scores),
-        method=method,  # type: ignore[arg-type]
-        alpha=alpha,
-        **_label_source(label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs),
+    source = _label_source(
+        labels, label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs
     )
+    result = calibrate_labels(source, list(scores), method, alpha)  # type: ignore[arg-type]
     c, e = result.calibrator, result.calibrator.evaluation
     name = "-".join(v.replace("=", "-").replace(".", "_") for v in (c.label.name, "+".join(c.scores), method))
     path = output or Path("calibrators") / f"{name}-a{alpha:g}.json"
@@ -960,11 +962,10 @@ def risk_train(
     from simpop.calibration.risk import save_model
     from simpop.calibration.workflow import train_risk
 
-    model, result = train_risk(
-        labels,
-        list(features) or None,
-        **_label_source(label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs),
+    source = _label_source(
+        labels, label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs
     )
+    model, result = train_risk(source, list(features) or None)
     table = Table(
         title=f"{result.label.name}: test split per class ({result.items} items: "
         f"{result.train_items} train / {result.validation_items} validation / {result.test_items} test)"

@@ -4,8 +4,11 @@ judged on the third; the result is a calibrator saved as JSON and applied to new
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import numpy as np
-from pydantic import Field
+from pydantic import Field, ValidationError
 from sklearn.model_selection import train_test_split
 
 from simpop.calibration.conformal import (
@@ -114,9 +117,7 @@ def calibrate(
     sets = prediction_sets(p_test, quantile)
     y_test = labels[test_idx]
     raw = _raw_probabilities(x[test_idx], scale.levels)
-    sizes: dict[int, int] = {}
-    for s in sets:
-        sizes[len(s)] = sizes.get(len(s), 0) + 1
+    sizes = Counter(len(s) for s in sets)
     evaluation = Evaluation(
         fit_items=len(fit_idx),
         calibration_items=len(cal_idx),
@@ -146,3 +147,16 @@ def calibrate(
         evaluation=evaluation,
     )
     return calibrator, test_idx, p_test, sets
+
+
+def read_calibrator(path: Path) -> Calibrator:
+    """A calibrator file written by ``simpop calibrate``."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: calibrator file not found (write one with simpop calibrate)")
+    try:
+        return Calibrator.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as error:
+        where = ".".join(str(part) for part in error.errors()[0]["loc"]) or "file"
+        raise ConfigError(
+            f"{path}, field '{where}': not a simpop calibrator ({error.errors()[0]['msg']})"
+        ) from None

@@ -9,14 +9,13 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from pydantic import ValidationError
 from sklearn.pipeline import Pipeline
 
 from simpop.calibration.calibrate import Calibrator
 from simpop.calibration.conformal import needs_review, set_text
 from simpop.calibration.labels import LabelledItem, load_label_file
 from simpop.calibration.risk import RiskReport, feature_matrix
-from simpop.calibration.scores import resolve
+from simpop.calibration.scores import resolve, score_matrix
 from simpop.errors import ConfigError
 from simpop.labels import LABELS_FILE, asked, load_labels
 from simpop.models import CalibrationSummary, PredictedGroup, Probe, RiskSummary
@@ -46,6 +45,11 @@ def probe_item(records: RunRecords, cell: str) -> LabelledItem:
         persona=probe.persona_id,
         scenario=probe.scenario_id,
     )
+
+
+def asked_items(records: RunRecords) -> list[LabelledItem]:
+    """Every probe the bot was asked, as an unlabelled item."""
+    return [probe_item(records, c) for c, r in records.responses.items() if c in records.probes and asked(r)]
 
 
 def run_items(records: RunRecords) -> list[LabelledItem]:
@@ -89,12 +93,10 @@ def apply_calibrator(
 ) -> tuple[CalibrationSummary, str, str]:
     """The calibration summary of every asked probe with the calibrator's scores, the per-probe
     CSV (probabilities and prediction set) and the review-queue CSV."""
-    available = set(records.metrics)
-    stored = [resolve(s, available) for s in calibrator.scores]
-    items = [probe_item(records, c) for c, r in records.responses.items() if c in records.probes and asked(r)]
-    scored = [i for i in items if all(s is not None and s in i.scores for s in stored)]
-    x = np.array([[i.scores[s] for s in stored] for i in scored], dtype=float).reshape(len(scored), -1)  # type: ignore[index]
-    p, sets = calibrator.predict(x) if scored else (np.zeros((0, len(calibrator.label.levels))), [])
+    items = asked_items(records)
+    x, keep = score_matrix(items, calibrator.scores)
+    scored = [i for i, k in zip(items, keep, strict=True) if k]
+    p, sets = calibrator.predict(x)
     review = [needs_review(s) for s in sets]
     levels = calibrator.label.levels
     header = [
@@ -106,12 +108,12 @@ def apply_calibrator(
         "prediction_set",
     ]
     rows, queue = [], []
-    for item, probs, pset, flagged in zip(scored, p, sets, review, strict=True):
+    for item, values, probs, pset, flagged in zip(scored, x, p, sets, review, strict=True):
         row = [
             item.id,
             item.persona or "",
             item.scenario or "",
-            *(f"{item.scores[s]:.4f}" for s in stored),  # type: ignore[index]
+            *(f"{v:.4f}" for v in values),
             *(f"{v:.4f}" for v in probs),
             set_text(pset, levels),
         ]
@@ -142,19 +144,6 @@ def to_csv(header: list[str], rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
-def read_calibrator(path: Path) -> Calibrator:
-    """A calibrator file written by ``simpop calibrate``."""
-    if not path.is_file():
-        raise ConfigError(f"{path}: calibrator file not found (write one with simpop calibrate)")
-    try:
-        return Calibrator.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValidationError as error:
-        where = ".".join(str(part) for part in error.errors()[0]["loc"]) or "file"
-        raise ConfigError(
-            f"{path}, field '{where}': not a simpop calibrator ({error.errors()[0]['msg']})"
-        ) from None
-
-
 def labelled_items(source: str, runs: Path, columns: dict[str, str] | None = None) -> list[LabelledItem]:
     """The labelled items of ``source``: a run (its directory, its id in ``runs`` or its
     labels.jsonl) with imported labels, or a standalone CSV / JSONL label file."""
@@ -180,7 +169,7 @@ def apply_risk(
     records: RunRecords, model: Pipeline, report: RiskReport, name: str
 ) -> tuple[RiskSummary, str]:
     """The predicted label of every asked probe, as shares per persona and scenario, and a CSV."""
-    items = [probe_item(records, c) for c, r in records.responses.items() if c in records.probes and asked(r)]
+    items = asked_items(records)
     missing = [f for f in report.features if resolve(f, set(records.metrics) | {"scope"}) is None]
     if missing or not items:
         raise ConfigError(

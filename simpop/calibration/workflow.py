@@ -3,7 +3,7 @@ calibrator fitted and judged, and the held-out items it would send to a person."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -22,13 +22,42 @@ from simpop.models import EmbeddingConfig, LLMConfig
 
 
 @dataclass
+class LabelSource:
+    """Where labelled items come from, which label to learn, how to split them and what
+    computes a score a label file lacks."""
+
+    source: str
+    fractions: tuple[float, float, float]
+    label: str | None = None
+    levels: list[str] | None = None
+    positive: str | None = None
+    columns: dict[str, str] = field(default_factory=dict)
+    runs: Path = Path("runs")
+    seed: int = 0
+    llm: LLMConfig = field(default_factory=LLMConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    use_cache: bool = True
+    progress: Progress | None = None
+
+    def read(self) -> tuple[LabelScale, list[LabelledItem], list[int]]:
+        """The label's scale, the items that carry it and their level indices."""
+        items = labelled_items(self.source, self.runs, self.columns)
+        return read_scale(items, self.label or default_label(items), self.levels, self.positive)
+
+    def compute(self, items: list[LabelledItem], names: list[str]) -> list[str]:
+        """Compute the scores in ``names`` no item carries (in place); the ones computed."""
+        return fill_scores(items, names, self.embedding, self.llm, self.use_cache, self.progress)
+
+
+@dataclass
 class Calibrated:
-    """A fitted calibrator and its test split: items, probabilities and prediction sets."""
+    """A fitted calibrator and its test split: items, scores, probabilities and prediction sets."""
 
     calibrator: Calibrator
     computed: list[str]
     test_items: list[LabelledItem]
     test_labels: list[int]
+    test_scores: np.ndarray
     probabilities: np.ndarray
     sets: list[list[int]]
 
@@ -60,7 +89,7 @@ class Calibrated:
             for item, y, row, probs, s in zip(
                 self.test_items,
                 self.test_labels,
-                score_matrix(self.test_items, c.scores)[0],
+                self.test_scores,
                 self.probabilities,
                 self.sets,
                 strict=True,
@@ -79,81 +108,36 @@ def default_label(items: list[LabelledItem]) -> str:
     return found[0]
 
 
-def labelled_scale(
-    source: str,
-    label: str | None,
-    levels: list[str] | None,
-    positive: str | None,
-    columns: dict[str, str] | None,
-    runs: Path,
-) -> tuple[LabelScale, list[LabelledItem], list[int]]:
-    """The items of ``source`` that carry the label, its scale and their level indices."""
-    items = labelled_items(source, runs, columns)
-    return read_scale(items, label or default_label(items), levels, positive)
-
-
-def train_risk(
-    source: str,
-    features: list[str] | None = None,
-    *,
-    label: str | None = None,
-    levels: list[str] | None = None,
-    positive: str | None = None,
-    fractions: tuple[float, float, float] = (0.6, 0.2, 0.2),
-    seed: int = 0,
-    columns: dict[str, str] | None = None,
-    runs: Path = Path("runs"),
-    llm: LLMConfig | None = None,
-    embedding: EmbeddingConfig | None = None,
-    use_cache: bool = True,
-    progress: Progress | None = None,
-) -> tuple[Pipeline, RiskReport]:
-    """Train ASTRID's clinical-risk classifiers of ``label`` on ``source``'s labelled items."""
-    scale, items, y = labelled_scale(source, label, levels, positive, columns, runs)
+def train_risk(labels: LabelSource, features: list[str] | None = None) -> tuple[Pipeline, RiskReport]:
+    """Train ASTRID's clinical-risk classifiers of the label on the labelled items."""
+    scale, items, y = labels.read()
     names = feature_names(features)
     available = {k for item in items for k in item.scores}
     computable = [n for n in names if resolve(n, available) is None and n in COMPUTABLE]
     if computable:
-        fill_scores(
-            items, computable, embedding or EmbeddingConfig(), llm or LLMConfig(), use_cache, progress
-        )
-    return train(items, y, scale, names, source, fractions, seed)
+        labels.compute(items, computable)
+    return train(items, y, scale, names, labels.source, labels.fractions, labels.seed)
 
 
 def calibrate_labels(
-    source: str,
-    scores: list[str],
-    *,
-    label: str | None = None,
-    levels: list[str] | None = None,
-    positive: str | None = None,
-    method: Method = "platt",
-    alpha: float = 0.1,
-    fractions: tuple[float, float, float] = (0.4, 0.3, 0.3),
-    seed: int = 0,
-    columns: dict[str, str] | None = None,
-    runs: Path = Path("runs"),
-    llm: LLMConfig | None = None,
-    embedding: EmbeddingConfig | None = None,
-    use_cache: bool = True,
-    progress: Progress | None = None,
+    labels: LabelSource, scores: list[str], method: Method = "platt", alpha: float = 0.1
 ) -> Calibrated:
-    """Fit and judge a two-stage calibrator of label ``label`` from ``scores`` on ``source``."""
-    scale, carrying, y = labelled_scale(source, label, levels, positive, columns, runs)
-    computed = fill_scores(
-        carrying, scores, embedding or EmbeddingConfig(), llm or LLMConfig(), use_cache, progress
-    )
+    """Fit and judge a two-stage calibrator of the label from ``scores``."""
+    scale, carrying, y = labels.read()
+    computed = labels.compute(carrying, scores)
     x, keep = score_matrix(carrying, scores)
     kept_items = [i for i, k in zip(carrying, keep, strict=True) if k]
     kept_y = [v for v, k in zip(y, keep, strict=True) if k]
+    dropped = len(carrying) - len(kept_items)
     calibrator, test_idx, p, sets = calibrate(
-        x, kept_y, scale, scores, method, alpha, source, len(carrying) - len(kept_items), fractions, seed
+        x, kept_y, scale, scores, method, alpha, labels.source, dropped, labels.fractions, labels.seed
     )
     return Calibrated(
         calibrator=calibrator,
         computed=computed,
         test_items=[kept_items[i] for i in test_idx],
         test_labels=[kept_y[i] for i in test_idx],
+        test_scores=x[test_idx],
         probabilities=p,
         sets=sets,
     )
