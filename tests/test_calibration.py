@@ -20,7 +20,9 @@ from simpop.calibration.conformal import conformal_quantile, coverage, needs_rev
 from simpop.calibration.labels import LabelScale, load_label_file, read_scale
 from simpop.calibration.probability import auc, brier, ece, fit, reliability
 from simpop.errors import ConfigError
-from simpop.models import RunSummary
+from simpop.labels import save_labels
+from simpop.models import HumanLabel, Response, RunSummary
+from simpop.store import RESPONSES_FILE, RunStore
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import count, quoted, task_text, with_judges
 from simpop.testing.runs import build_run
@@ -459,3 +461,16 @@ def test_run_applies_a_calibrator_at_the_end(tmp_path: Path):
 
 def _same_question(request: dict) -> Reply:
     return Reply(json.dumps({"questions": [quoted(request)[0]] * count(request)}))
+
+
+def test_a_runs_missing_score_is_not_computed_from_its_texts(tmp_path: Path):
+    """A run keeps its own scores: calibrating an unjudged run on faithfulness is an error, not
+    a judge call that would put the file judge's verdict where the run's CF belongs."""
+    run = build_run(tmp_path / "runs", "eye", {("low", "in-scope"): [1.0] * 6})
+    store = RunStore.open(run.parent, run.name)
+    ids = [r.cell_ids() for r in store.log(RESPONSES_FILE, Response).records.values()]
+    save_labels(
+        store, [HumanLabel(**i, ratings={"helpful": "yes" if n % 2 else "no"}) for n, i in enumerate(ids)]
+    )
+    result = simpop("calibrate", str(run), "--score", "faithfulness", cwd=tmp_path)
+    assert_one_line_error(result, "--score faithfulness", "none for a run")

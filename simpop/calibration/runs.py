@@ -144,19 +144,25 @@ def to_csv(header: list[str], rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
-def labelled_items(source: str, runs: Path, columns: dict[str, str] | None = None) -> list[LabelledItem]:
-    """The labelled items of ``source``: a run (its directory, its id in ``runs`` or its
-    labels.jsonl) with imported labels, or a standalone CSV / JSONL label file."""
+def labelled_run(source: str, runs: Path) -> Path | None:
+    """The run directory ``source`` names (its directory, its id in ``runs`` or its labels.jsonl),
+    or ``None`` for a label file."""
     path = Path(source)
-    run: Path | None = None
     if path.is_file() and path.name == LABELS_FILE and (path.parent / SUMMARY_FILE).is_file():
-        run = path.parent
-    elif path.is_dir() and (path / SUMMARY_FILE).is_file():
-        run = path
-    elif not path.exists() and (runs / source).is_dir():
-        run = runs / source
+        return path.parent
+    if path.is_dir() and (path / SUMMARY_FILE).is_file():
+        return path
+    if not path.exists() and (runs / source).is_dir():
+        return runs / source
+    return None
+
+
+def labelled_items(source: str, runs: Path, columns: dict[str, str] | None = None) -> list[LabelledItem]:
+    """The labelled items of ``source``: a run with imported labels, or a standalone CSV / JSONL
+    label file."""
+    run = labelled_run(source, runs)
     if run is None:
-        return load_label_file(path, columns)
+        return load_label_file(Path(source), columns)
     if columns:
         raise ConfigError("--column: a run's labels have no columns to map")
     items = run_items(load_run(run))

@@ -78,15 +78,18 @@ def fill_scores(
     llm: LLMConfig,
     use_cache: bool = True,
     progress: Progress | None = None,
+    computable: tuple[str, ...] = COMPUTABLE,
 ) -> list[str]:
-    """Compute every score in ``names`` that no item carries yet (in place); the scores computed."""
+    """Compute every score in ``names`` that no item carries yet (in place); the scores computed.
+    Only ``computable`` ones may be computed: a run's own scores are never recomputed here."""
     available = {k for item in items for k in item.scores}
     missing = [n for n in names if resolve(n, available) is None]
-    unknown = [n for n in missing if n not in COMPUTABLE]
+    unknown = [n for n in missing if n not in computable]
     if unknown:
         raise ConfigError(
             f"--score {unknown[0]}: not in the labels and not computable here "
-            f"(scores found: {', '.join(sorted(available)) or 'none'}; computable: {', '.join(COMPUTABLE)})"
+            f"(scores found: {', '.join(sorted(available)) or 'none'}; "
+            f"computable: {', '.join(computable) or 'none for a run, which keeps its own scores'})"
         )
     if any(n in EMBEDDING_SCORES for n in missing):
         embedder = Embedder(embedding)

@@ -15,7 +15,7 @@ from simpop.calibration.conformal import needs_review, set_text
 from simpop.calibration.labels import SCALES, LabelledItem, LabelScale, read_scale
 from simpop.calibration.probability import Method
 from simpop.calibration.risk import RiskReport, feature_names, train
-from simpop.calibration.runs import labelled_items, to_csv
+from simpop.calibration.runs import labelled_items, labelled_run, to_csv
 from simpop.calibration.scores import COMPUTABLE, fill_scores, resolve, score_matrix
 from simpop.errors import ConfigError
 from simpop.models import EmbeddingConfig, LLMConfig
@@ -45,8 +45,10 @@ class LabelSource:
         return read_scale(items, self.label or default_label(items), self.levels, self.positive)
 
     def compute(self, items: list[LabelledItem], names: list[str]) -> list[str]:
-        """Compute the scores in ``names`` no item carries (in place); the ones computed."""
-        return fill_scores(items, names, self.embedding, self.llm, self.use_cache, self.progress)
+        """Compute the scores in ``names`` no item of a label file carries (in place); the ones
+        computed. A run's items keep the run's own scores: a run's CF is not the file judge's."""
+        computable = () if labelled_run(self.source, self.runs) else COMPUTABLE
+        return fill_scores(items, names, self.embedding, self.llm, self.use_cache, self.progress, computable)
 
 
 @dataclass
