@@ -524,7 +524,7 @@ def judge_summary(config: RunConfig, scores: list[Score], own: LLMClient | None)
         model=(config.judge or config.llm).model,
         prompts=sorted({p for s in judged if s.prompt for p in s.prompt.split()}),
         judged=len({s.cell_id for s in judged if not s.excluded or s.excluded == JUDGE_ERROR}),
-        errors=dict(Counter(s.metric for s in judged if s.excluded == JUDGE_ERROR)),
+        errors=dict(sorted(Counter(s.metric for s in judged if s.excluded == JUDGE_ERROR).items())),
         no_information=sum(1 for s in judged if s.metric == FAITHFULNESS and s.label == "no_information"),
         llm=own.usage if own is not None else None,
     )

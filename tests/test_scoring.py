@@ -180,6 +180,21 @@ def test_bootstrap_and_wilson_intervals_per_persona_and_scenario():
     assert pairs[("b", "x", "faithfulness")].mean == 0.25 and ("b", "y", "faithfulness") not in pairs
 
 
+
+def test_means_and_intervals_do_not_depend_on_the_order_scores_were_written():
+    """Async judges finish in any order: the aggregates are computed over cells sorted by id."""
+    import random
+
+    scores = []
+    for i in range(30):
+        ids = dict(run_id="r", cell_id=f"c{i:02d}", persona_id="ab"[i % 2], scenario_id="x", seed_id="s")
+        scores.append(Score(**ids, variant=0, metric="faithfulness", value=(i * 7 % 11) / 10))
+        scores.append(Score(**ids, variant=0, metric="refusal", value=None, values={"refused": float(i % 3 == 0)}))
+    shuffled = scores[:]
+    random.Random(1).shuffle(shuffled)
+    assert shuffled != scores
+    assert metric_means(shuffled, ["a", "b"], ["x"]) == metric_means(scores, ["a", "b"], ["x"])
+
 # --- hand-built answers, fixed judge replies served over HTTP --------------------------
 
 

@@ -103,12 +103,14 @@ def metric_means(
     """For every metric: one row per persona (in the order given) and a ``total`` row; one per
     scenario; one per persona × scenario pair that has scores.
 
-    Excluded scores and undefined values (``None``) are left out of the mean and of ``n``. A
-    metric is a rate, with Wilson intervals, when every value it takes in the run is 0 or 1.
+    Excluded scores and undefined values (``None``) are left out of the mean and of ``n``. Metrics
+    are listed in the order first seen over the cells sorted by id. A metric is a rate, with Wilson intervals, when every value it takes in the run is 0 or 1.
     """
     collected: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     metrics: list[str] = []
-    for score in scores:
+    # a canonical order (by cell), so the bootstrap resamples the same values whatever order
+    # the scores were written in
+    for score in sorted(scores, key=lambda s: (s.cell_id, s.metric)):
         if score.excluded:
             continue
         for metric, value in metric_values(score).items():
