@@ -2,12 +2,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -37,15 +36,3 @@ def project(tmp_path: Path) -> Path:
     shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "data/qaps.jsonl")
     return tmp_path
 
-
-def closed_port() -> int:
-    """A loopback port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def write_config(folder: Path, text: str, name: str = "run.yaml") -> Path:
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    return path

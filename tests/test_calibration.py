@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.special import expit
-from test_cli import assert_one_line_error, simpop
 
+from helpers import assert_one_line_error, simpop
 from simpop.calibration.calibrate import Calibrator, calibrate, split
 from simpop.calibration.conformal import conformal_quantile, coverage, needs_review, prediction_sets
 from simpop.calibration.labels import LabelScale, load_label_file, read_scale

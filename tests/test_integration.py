@@ -6,8 +6,7 @@ import json
 import shutil
 
 import pytest
-from conftest import ROOT, write_config
-from test_cli import simpop
+from helpers import ROOT, simpop, write_config
 
 pytestmark = pytest.mark.integration
 

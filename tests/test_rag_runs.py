@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import closed_port, write_config
-from test_cli import assert_one_line_error, simpop
 
+from helpers import assert_one_line_error, closed_port, simpop, write_config
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
 from simpop.testing.patients import count, quoted, with_judges

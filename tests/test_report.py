@@ -4,12 +4,11 @@ figures are worked out by hand."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from helpers import ROOT, simpop
 
 from simpop.models import RunSummary
 from simpop.report.compare import compare, mcnemar_exact, paired_bootstrap
@@ -20,7 +19,6 @@ from simpop.report.records import load_run
 from simpop.report.weakness import weakness_analysis
 from simpop.testing.runs import build_run
 
-ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = "<script>window.__pwned = 1</script>"
 IMG = '<img src=x onerror="window.__pwned2 = 1">'
 RUN_A = {
@@ -29,10 +27,6 @@ RUN_A = {
     ("low", "in-scope"): [1, 1, 1, 1, 1, 1],
     ("high", "in-scope"): [1, 1, 1, 0],
 }
-
-
-def simpop(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "simpop", *args], cwd=cwd, capture_output=True, text=True)
 
 
 @pytest.fixture

@@ -10,9 +10,8 @@ import sys
 import time
 from collections import Counter
 
-from conftest import write_config
-from test_cli import simpop
 
+from helpers import simpop, write_config
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import count, judge_schema, quoted, with_judges
 
