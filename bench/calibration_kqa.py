@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from simpop.calibration.calibrate import calibrate
-from simpop.calibration.labels import load_label_file, read_scale
 from simpop.calibration.scores import fill_scores, score_matrix
+from simpop.labels.files import load_label_file, read_scale
 from simpop.models import EmbeddingConfig, LLMConfig
 
 FIGURES = ("auc_after", "ece_before", "ece_after")

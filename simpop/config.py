@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import ConfigError
-from simpop.models import QAP, TARGET_KINDS, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
+from simpop.models import QAP, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", Persona, Scenario)
@@ -22,10 +22,7 @@ R = TypeVar("R", Persona, Scenario)
 def describe_validation_error(source: str, error: ValidationError) -> str:
     """One line naming the source and the first bad field."""
     first = error.errors()[0]
-    loc = [str(part) for part in first["loc"]]
-    # pydantic puts the chosen target kind into the location: target.naive_rag.k -> target.k
-    loc = [part for i, part in enumerate(loc) if not (i and loc[i - 1] == "target" and part in TARGET_KINDS)]
-    field = ".".join(loc) or "(top level)"
+    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
     kind = first["type"]
     if kind == "extra_forbidden":
         problem = "unknown field"
@@ -81,6 +78,12 @@ def load_run_config(path: Path) -> RunConfig:
     if isinstance(data.get("domain"), str):  # the domain in a file of its own
         domain_file = path.resolve().parent / data["domain"]
         data = data | {"domain": validate(Domain, read_yaml(domain_file), str(domain_file)).model_dump()}
+    plugins = data.get("plugins")
+    if isinstance(plugins, list):  # a plugin file is relative to the config, like every path in it
+        data["plugins"] = [
+            str((path.resolve().parent / p).resolve()) if isinstance(p, str) and p.endswith(".py") else p
+            for p in plugins
+        ]
     config = validate(RunConfig, data, str(path))
     resolved = resolve_paths(config, path.resolve().parent)
     for folder in ("personas", "scenario_dir"):  # the defaults are the working directory's
@@ -218,3 +221,34 @@ def apply_llm_env(config: LLMConfig, environ: dict[str, str]) -> LLMConfig:
         field = str(error.errors()[0]["loc"][0])
         var = next(v for v, f in LLM_ENV.items() if f == field)
         raise ConfigError(f"environment variable {var}: {error.errors()[0]['msg']}") from None
+
+
+def with_options(
+    config: RunConfig,
+    env: dict[str, str],
+    *,
+    persona_ids: list[str] | None = None,
+    variants: int | None = None,
+    scenarios: list[str] | str | None = None,
+    probes: int | None = None,
+    topics: int | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    judges: bool = True,
+) -> RunConfig:
+    """``config`` with the command line's choices (``None``: the config's own) and the LLM
+    endpoint of the environment (``SIMPOP_LLM_*``)."""
+    update = {
+        "persona_ids": persona_ids or config.persona_ids,
+        "variants": config.variants if variants is None else variants,
+        "scenarios": config.scenarios if scenarios is None else scenarios,
+        "probes": probes or config.probes,
+        "topics": config.topics.model_copy(
+            update={"questions": config.topics.questions if topics is None else topics}
+        ),
+        "limit": limit or config.limit,
+        "scoring": config.scoring.model_copy(update={"judges": config.scoring.judges and judges}),
+        "seed": config.seed if seed is None else seed,
+        "llm": apply_llm_env(config.llm, env),
+    }
+    return RunConfig.model_validate(config.model_dump() | update)

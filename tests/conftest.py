@@ -35,4 +35,3 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "data").mkdir()
     shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "data/qaps.jsonl")
     return tmp_path
-

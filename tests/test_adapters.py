@@ -7,8 +7,8 @@ import asyncio
 import json
 
 import pytest
-
 from helpers import closed_port
+
 from simpop.errors import ConfigError
 from simpop.models import HTTPTargetConfig, OpenAIChatTargetConfig, PythonTargetConfig
 from simpop.targets import TargetError, TargetUnavailable

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import assert_one_line_error, simpop
 from scipy.special import expit
 
-from helpers import assert_one_line_error, simpop
 from simpop.calibration.calibrate import Calibrator, calibrate, split
 from simpop.calibration.conformal import conformal_quantile, coverage, needs_review, prediction_sets
-from simpop.calibration.labels import LabelScale, load_label_file, read_scale
 from simpop.calibration.probability import auc, brier, ece, fit, reliability
 from simpop.errors import ConfigError
-from simpop.labels import save_labels
+from simpop.labels.clinicians import save_labels
+from simpop.labels.files import LabelScale, load_label_file, read_scale
 from simpop.models import HumanLabel, Response, RunSummary
 from simpop.store import RESPONSES_FILE, RunStore
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply

@@ -7,7 +7,6 @@ import json
 import pytest
 from helpers import assert_one_line_error, closed_port, simpop, write_config
 
-
 GOOD = (
     "name: t\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 1\nlimit: 1\n"
     "scenarios: []\n"

@@ -12,7 +12,7 @@ from simpop.population.fidelity import (
     reading_grade,
     syllables,
 )
-from simpop.report.fidelity import fidelity_summary
+from simpop.population.fidelity_summary import fidelity_summary
 
 
 def test_reading_grade_hand_computed():

@@ -101,7 +101,14 @@ def test_a_run_gives_the_golden_records(project, tmp_path):
         path = write_config(project, CONFIG % llm.base_url)
         env = {"SIMPOP_CACHE_DIR": str(tmp_path / "cache")}
         result = simpop(
-            "run", str(path), "--scenarios", SCENARIOS, "--personas", "low-literacy,older-phone", cwd=project, env=env
+            "run",
+            str(path),
+            "--scenarios",
+            SCENARIOS,
+            "--personas",
+            "low-literacy,older-phone",
+            cwd=project,
+            env=env,
         )
     assert result.returncode == 0, result.stderr
     [run] = (project / "runs").iterdir()

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from simpop.errors import ConfigError
-from simpop.judge_eval import NLIItem, agreement, groundedness, load_nli
 from simpop.metrics.judge import Judge
+from simpop.run.agreement import NLIItem, agreement, groundedness, load_nli
 
 ROOT_DATA = Path(__file__).parent.parent / "data" / "kqa-nli"
 

@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from helpers import ROOT, assert_one_line_error, simpop, write_config
-from simpop.labels import COLUMNS
+
+from simpop.labels.clinicians import COLUMNS
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import count, quoted, with_judges
 

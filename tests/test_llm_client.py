@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from helpers import closed_port
 from pydantic import BaseModel, ConfigDict
 
-from helpers import closed_port
 from simpop.llm import (
     LLMClient,
     LLMInvalidReply,

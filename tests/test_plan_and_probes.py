@@ -7,7 +7,7 @@ import pytest
 from simpop.config import load_scenarios, load_vignettes
 from simpop.errors import ConfigError
 from simpop.models import QAP, Domain, Persona, Scenario, Vignette
-from simpop.population.plan import (
+from simpop.population.cells import (
     NO_SEED,
     VARIANT_SCENARIO,
     PlannedScenario,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import assert_one_line_error, closed_port, simpop, write_config
+
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
 from simpop.testing.patients import count, quoted, with_judges

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import closed_port
+
 from simpop.errors import SimpopError
 from simpop.llm import LLMClient, LLMRequestFailed, RemoteEndpoint
 from simpop.models import (

@@ -15,8 +15,8 @@ from simpop.report.compare import compare, mcnemar_exact, paired_bootstrap
 from simpop.report.exports import junit_xml, probes_csv
 from simpop.report.gate import Policy, gate
 from simpop.report.html import report_html
-from simpop.report.records import load_run
 from simpop.report.weakness import weakness_analysis
+from simpop.store import load_run
 from simpop.testing.runs import build_run
 
 SCRIPT = "<script>window.__pwned = 1</script>"

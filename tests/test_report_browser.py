@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from simpop.report.html import write_report
-from simpop.report.records import load_run
+from simpop.store import load_run
 from simpop.testing.runs import build_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -10,8 +10,8 @@ import sys
 import time
 from collections import Counter
 
-
 from helpers import simpop, write_config
+
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import count, judge_schema, quoted, with_judges
 

@@ -7,8 +7,8 @@ import shutil
 from collections import Counter
 
 import pytest
-
 from helpers import ROOT, assert_one_line_error, simpop, write_config
+
 from simpop.config import load_scenarios
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import count, quoted, with_judges

@@ -9,16 +9,18 @@ import json
 
 import numpy as np
 import pytest
-
-from simpop.llm import LLMClient, RemoteEndpoint
-from simpop.metrics.behaviour import addressed_values, safe_behaviour
-from simpop.metrics.embedding import Texts, embedding_values, wasserstein
-from simpop.metrics.judge import Judge
 from simpop.metrics.judging import judge_probe
-from simpop.metrics.sentences import split_sentences
-from simpop.metrics.triad import conversational_faithfulness, refusal_values
+
+from simpop.aggregate import bootstrap_interval, metric_means
+from simpop.llm import LLMClient, RemoteEndpoint
+from simpop.metrics.embedding import Texts, embedding_values, wasserstein
+from simpop.metrics.faithfulness import conversational_faithfulness
+from simpop.metrics.judge import Judge
+from simpop.metrics.refusal import refusal_values
+from simpop.metrics.safe_behaviour import safe_behaviour
+from simpop.metrics.sub_questions import addressed_values
+from simpop.metrics.texts import split_sentences
 from simpop.models import Context, Judgement, LLMConfig, Probe, Response, Score
-from simpop.report.aggregate import bootstrap_interval, metric_means
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 
 IDS = dict(run_id="r", persona_id="low-literacy", seed_id="s", variant=0)
@@ -180,7 +182,6 @@ def test_bootstrap_and_wilson_intervals_per_persona_and_scenario():
     assert pairs[("b", "x", "faithfulness")].mean == 0.25 and ("b", "y", "faithfulness") not in pairs
 
 
-
 def test_means_and_intervals_do_not_depend_on_the_order_scores_were_written():
     """Async judges finish in any order: the aggregates are computed over cells sorted by id."""
     import random
@@ -189,11 +190,14 @@ def test_means_and_intervals_do_not_depend_on_the_order_scores_were_written():
     for i in range(30):
         ids = dict(run_id="r", cell_id=f"c{i:02d}", persona_id="ab"[i % 2], scenario_id="x", seed_id="s")
         scores.append(Score(**ids, variant=0, metric="faithfulness", value=(i * 7 % 11) / 10))
-        scores.append(Score(**ids, variant=0, metric="refusal", value=None, values={"refused": float(i % 3 == 0)}))
+        scores.append(
+            Score(**ids, variant=0, metric="refusal", value=None, values={"refused": float(i % 3 == 0)})
+        )
     shuffled = scores[:]
     random.Random(1).shuffle(shuffled)
     assert shuffled != scores
     assert metric_means(shuffled, ["a", "b"], ["x"]) == metric_means(scores, ["a", "b"], ["x"])
+
 
 # --- hand-built answers, fixed judge replies served over HTTP --------------------------
 

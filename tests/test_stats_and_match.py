@@ -2,10 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from simpop.metrics.match import qap_match
+from simpop.aggregate import accuracy, accuracy_by_persona, excluded_counts, wilson_interval
+from simpop.metrics.qap_match import qap_match
 from simpop.models import Fidelity, Probe, Response, Score
-from simpop.report.aggregate import accuracy, accuracy_by_persona, excluded_counts
-from simpop.report.stats import wilson_interval
 
 IDS = dict(run_id="r", cell_id="c", persona_id="p", scenario_id="x", seed_id="q1", variant=0)
 

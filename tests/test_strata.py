@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from helpers import ROOT, assert_one_line_error, simpop, write_config
+
 from simpop.knowledge import load_chunks
 from simpop.models import Chunk, KnowledgeBaseConfig, TopicConfig
 from simpop.population.strata import Topics, allocate, cluster, knowledge_topics

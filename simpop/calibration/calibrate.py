@@ -18,9 +18,9 @@ from simpop.calibration.conformal import (
     nonconformity,
     prediction_sets,
 )
-from simpop.calibration.labels import LabelScale
 from simpop.calibration.probability import Mapping, Method, auc, brier, ece, fit, reliability
 from simpop.errors import ConfigError
+from simpop.labels.files import LabelScale
 from simpop.models import Record
 
 SCHEMA_VERSION = "1"

@@ -26,9 +26,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from simpop.calibration.calibrate import split
-from simpop.calibration.labels import LabelledItem, LabelScale
-from simpop.calibration.scores import resolve
 from simpop.errors import ConfigError
+from simpop.labels.files import LabelledItem, LabelScale, resolve
 from simpop.models import Record
 
 FEATURES = ("faithfulness", "context_relevance", "refusal.accuracy", "scope")

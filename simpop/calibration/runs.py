@@ -13,14 +13,13 @@ from sklearn.pipeline import Pipeline
 
 from simpop.calibration.calibrate import Calibrator
 from simpop.calibration.conformal import needs_review, set_text
-from simpop.calibration.labels import LabelledItem, load_label_file
 from simpop.calibration.risk import RiskReport, feature_matrix
-from simpop.calibration.scores import resolve, score_matrix
+from simpop.calibration.scores import score_matrix
 from simpop.errors import ConfigError
-from simpop.labels import LABELS_FILE, asked, load_labels
+from simpop.labels.clinicians import LABELS_FILE, asked, load_labels
+from simpop.labels.files import LabelledItem, load_label_file, resolve
 from simpop.models import CalibrationSummary, PredictedGroup, Probe, RiskSummary
-from simpop.report.records import RunRecords, load_run
-from simpop.store import SUMMARY_FILE, RunStore
+from simpop.store import SUMMARY_FILE, RunRecords, RunStore, load_run
 
 CALIBRATED_CSV = "calibrated.csv"
 REVIEW_CSV = "review-queue.csv"

@@ -7,18 +7,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from rich.progress import Progress
 from sklearn.pipeline import Pipeline
 
 from simpop.calibration.calibrate import Calibrator, calibrate
 from simpop.calibration.conformal import needs_review, set_text
-from simpop.calibration.labels import SCALES, LabelledItem, LabelScale, read_scale
 from simpop.calibration.probability import Method
 from simpop.calibration.risk import RiskReport, feature_names, train
 from simpop.calibration.runs import labelled_items, labelled_run, to_csv
-from simpop.calibration.scores import COMPUTABLE, fill_scores, resolve, score_matrix
+from simpop.calibration.scores import ScoreFiller, score_matrix
 from simpop.errors import ConfigError
-from simpop.models import EmbeddingConfig, LLMConfig
+from simpop.labels.files import (
+    COMPUTABLE,
+    SCALES,
+    LabelledItem,
+    LabelScale,
+    missing_scores,
+    read_scale,
+    resolve,
+)
 
 
 @dataclass
@@ -34,10 +40,7 @@ class LabelSource:
     columns: dict[str, str] = field(default_factory=dict)
     runs: Path = Path("runs")
     seed: int = 0
-    llm: LLMConfig = field(default_factory=LLMConfig)
-    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
-    use_cache: bool = True
-    progress: Progress | None = None
+    filler: ScoreFiller | None = None
 
     def read(self) -> tuple[LabelScale, list[LabelledItem], list[int]]:
         """The label's scale, the items that carry it and their level indices."""
@@ -47,8 +50,9 @@ class LabelSource:
     def compute(self, items: list[LabelledItem], names: list[str]) -> list[str]:
         """Compute the scores in ``names`` no item of a label file carries (in place); the ones
         computed. A run's items keep the run's own scores: a run's CF is not the file judge's."""
-        computable = () if labelled_run(self.source, self.runs) else COMPUTABLE
-        return fill_scores(items, names, self.embedding, self.llm, self.use_cache, self.progress, computable)
+        if labelled_run(self.source, self.runs) or self.filler is None:
+            return missing_scores(items, names, ())  # [] when nothing is missing, else the error
+        return self.filler(items, names, COMPUTABLE)
 
 
 @dataclass
@@ -143,3 +147,22 @@ def calibrate_labels(
         probabilities=p,
         sets=sets,
     )
+
+
+def parse_splits(text: str) -> tuple[float, float, float]:
+    """Three positive shares written ``a,b,c``."""
+    try:
+        fractions = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        fractions = ()
+    if len(fractions) != 3 or min(fractions) <= 0:
+        raise ConfigError(f"--splits {text}: give three positive shares, e.g. 0.4,0.3,0.3")
+    return fractions  # type: ignore[return-value]
+
+
+def parse_columns(pairs: tuple[str, ...]) -> dict[str, str]:
+    """``ROLE=COLUMN`` pairs as a mapping."""
+    bad = [c for c in pairs if "=" not in c]
+    if bad:
+        raise ConfigError(f"--column {bad[0]}: write ROLE=COLUMN")
+    return dict(c.split("=", 1) for c in pairs)

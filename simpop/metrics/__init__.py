@@ -1,1 +1,49 @@
-"""Metrics: functions from probe and response records to scores."""
+"""Metrics: one module per metric, each registering itself with ``@metric`` (see ``base``)."""
+
+from __future__ import annotations
+
+# the built-in metrics, registered on import
+from simpop.metrics import (  # noqa: F401
+    clarification,
+    context_relevance,
+    embedding,
+    escalation,
+    faithfulness,
+    ir,
+    qap_match,
+    refusal,
+    safe_behaviour,
+    similarity,
+    sub_questions,
+)
+from simpop.metrics.base import (
+    Case,
+    Measure,
+    Metric,
+    Scorers,
+    columns,
+    higher_is_better,
+    judge_reply_names,
+    judged_names,
+    label,
+    measure,
+    metric,
+    registered,
+    worse,
+)
+
+__all__ = [
+    "Case",
+    "Measure",
+    "Metric",
+    "Scorers",
+    "columns",
+    "higher_is_better",
+    "judge_reply_names",
+    "judged_names",
+    "label",
+    "measure",
+    "metric",
+    "registered",
+    "worse",
+]

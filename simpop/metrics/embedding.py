@@ -20,15 +20,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.optimize import linprog
 
-from simpop.embed import Embedder
 from simpop.errors import ConfigError
-from simpop.metrics.sentences import split_sentences
-from simpop.metrics.triad import answer_contexts, answered
+from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.texts import answer_contexts, answered, split_sentences
 from simpop.models import Judgement, Probe, Response, Score
+
+if TYPE_CHECKING:
+    from simpop.embed import Embedder
 
 EMBEDDING = "embedding"
 
@@ -186,3 +189,26 @@ def embedding_scores(
             )
         )
     return scores
+
+
+@metric
+class Embedding(Metric):
+    """The HCAT embedding metrics of every answer (no LLM)."""
+
+    name = EMBEDDING
+    measures = (
+        Measure("embedding.answer_relevancy", "answer relevancy", True, "safety", None, 91),
+        Measure("embedding.context_relevancy", "context relevancy"),
+        Measure("embedding.context_relevancy_min", "context relevancy (min)"),
+        Measure("embedding.groundedness", "groundedness", True, "safety", None, 90),
+        Measure("embedding.groundedness_nli", "groundedness (NLI)"),
+        Measure("embedding.completeness", "completeness"),
+        Measure("embedding.completeness_distance", "completeness distance (W1)", higher_is_better=False),
+    )
+
+    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
+        if not cases:
+            return []
+        nli = NLIGroundedness(scorers.scoring.nli_model) if scorers.scoring.nli_model else None
+        items = [(c.probe, c.response) for c in cases]
+        return embedding_scores(items, scorers.embedder, scorers.scoring.coverage_threshold, nli)

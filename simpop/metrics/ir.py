@@ -22,6 +22,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
+from simpop.models import Score
+
+RETRIEVAL = "retrieval"
 DEFAULT_K = 5
 NAMES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "hit@k", "ndcg@k")
 
@@ -88,3 +92,34 @@ def retrieval_metrics(
         ndcg_at_k(ranked, gold_set, k),
     )
     return dict(zip(names, values, strict=True))
+
+
+@metric
+class Retrieval(Metric):
+    """The ranked context ids of a response against its probe's gold ids (probes that have them)."""
+
+    name = RETRIEVAL
+    measures = (
+        Measure("retrieval.precision", "precision", table="retrieval", rank=0),
+        Measure("retrieval.recall", "recall", table="retrieval", rank=1),
+        Measure("retrieval.f1", "F1"),
+        Measure("retrieval.average_precision", "average precision", table="retrieval", column="AP", rank=2),
+        Measure("retrieval.reciprocal_rank", "reciprocal rank", table="retrieval", column="RR", rank=3),
+        Measure("retrieval.hit@5", "retrieval.hit@5", table="retrieval", column="hit@5", rank=4),
+        Measure("retrieval.ndcg@5", "retrieval.ndcg@5", table="retrieval", column="nDCG@5", rank=5),
+    )
+
+    def applies(self, case: Case) -> bool:
+        return case.probe.gold_ids is not None
+
+    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
+        return [
+            Score(
+                **c.probe.cell_ids(),
+                metric=RETRIEVAL,
+                value=None,
+                values=retrieval_metrics([x.id for x in c.response.contexts], c.probe.gold_ids or []),
+                excluded=None if c.probe.gold_ids else "no_gold",
+            )
+            for c in cases
+        ]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
-from simpop.llm import LLMClient
+from simpop.llm import LLMClient, LLMError
 from simpop.models import Probe, Score
 from simpop.prompts import load_prompt
 
@@ -67,44 +68,16 @@ def list_reply(name: str, field: str, item: Any, n: int) -> type[Reply]:
     )
 
 
-SentenceLabel = Literal["ACKNOWLEDGEMENT", "QUESTION", "CONTAINING_INFORMATION"]
-
-
-class SupportVerdict(Reply):
-    reason: Reason
-    supported: bool
-
-
-class AddressedVerdict(Reply):
-    reason: Reason
-    addressed: bool
-
-
-class RefusalReply(Reply):
-    reason: Reason
-    refused: bool
-
-
-class RelevanceReply(Reply):
-    reason: Reason
-    relevant: bool
-
-
-class EscalationReply(Reply):
-    reason: Reason
-    urges_urgent_help: bool
-    falsely_reassures: bool
-
-
-class ClarificationReply(Reply):
-    reason: Reason
-    asks_to_clarify: bool
-
-
-# the names of every judge reply schema (list replies carry their count after the name)
-REPLY_NAMES = (
-    "SentenceLabels",
-    "SupportVerdicts",
-    "AddressedVerdicts",
-    *(m.__name__ for m in (RefusalReply, RelevanceReply, EscalationReply, ClarificationReply)),
-)
+async def recorded(judge: Judge, probe: Probe, metric: str, call: Awaitable[Score]) -> Score:
+    """The judgement, or a judge-error score naming what failed (never a guessed value)."""
+    try:
+        return await call
+    except LLMError as error:
+        return Score(
+            **probe.cell_ids(),
+            metric=metric,
+            value=None,
+            excluded=JUDGE_ERROR,
+            error=str(error)[:500],
+            judge_model=judge.model,
+        )

@@ -11,9 +11,9 @@ import numpy as np
 from pydantic import Field
 from scipy.stats import binomtest
 
+from simpop.metrics import higher_is_better, worse
 from simpop.models import Record
-from simpop.report.catalogue import higher_is_better, worse
-from simpop.report.records import RunRecords
+from simpop.store import RunRecords
 
 ALPHA = 0.05
 # a bootstrap of fewer pairs has too few distinct resamples to give a p-value

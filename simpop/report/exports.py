@@ -8,7 +8,7 @@ import io
 from xml.etree import ElementTree
 
 from simpop.report.gate import GateResult
-from simpop.report.records import RunRecords
+from simpop.store import RunRecords
 
 PROBES_CSV = "probes.csv"
 JUNIT_FILE = "junit.xml"

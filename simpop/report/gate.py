@@ -10,10 +10,10 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from simpop.aggregate import mean
 from simpop.config import read_yaml, validate
 from simpop.models import GroupMean, Record
-from simpop.report.aggregate import mean
-from simpop.report.records import RunRecords
+from simpop.store import RunRecords
 
 Grouping = Literal["total", "persona", "scenario", "persona_scenario", "health_literacy"]
 Basis = Literal["point", "interval"]

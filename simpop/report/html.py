@@ -11,20 +11,12 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from simpop import __version__
-from simpop.models import (
-    GeneratingTargetConfig,
-    GroupMean,
-    OpenAIChatTargetConfig,
-    Probe,
-    Response,
-    Score,
-)
-from simpop.report.catalogue import SAFETY, higher_is_better, label
+from simpop.metrics import columns, higher_is_better, label
+from simpop.models import GroupMean, Probe, Response, Score
 from simpop.report.gate import GateResult
 from simpop.report.plots import forest_plot
-from simpop.report.records import RunRecords
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
-from simpop.store import write_text_atomic
+from simpop.store import RunRecords, write_text_atomic
 
 REPORT_FILE = "report.html"
 SAFE = "safe_behaviour"
@@ -94,7 +86,8 @@ def persona_table(records: RunRecords) -> tuple[list[str], list[str], dict[tuple
     """Every metric (rows) per persona and in total (columns)."""
     cells = {(g.metric, g.group): g for g in records.summary.metrics if g.n}
     metrics = list(dict.fromkeys(m for m, _ in cells))
-    ordered = [m for m in SAFETY if m in metrics] + [m for m in metrics if m not in SAFETY]
+    safety = list(columns("safety"))
+    ordered = [m for m in safety if m in metrics] + [m for m in metrics if m not in safety]
     groups = list(dict.fromkeys(g.group for g in records.summary.metrics))
     return ordered, groups, cells
 
@@ -136,7 +129,7 @@ def findings(analysis: WeaknessAnalysis | None, limit: int = 6) -> list[str]:
 def key_figures(records: RunRecords) -> list[GroupMean]:
     """The safety metrics over all personas, for the first screen."""
     totals = {g.metric: g for g in records.summary.metrics if g.group == "total" and g.n}
-    return [totals[m] for m in (*SAFETY, "qap_match") if m in totals]
+    return [totals[m] for m in (*columns("safety"), "qap_match") if m in totals]
 
 
 def environment() -> Environment:
@@ -194,11 +187,7 @@ def report_html(
 
 def _models(records: RunRecords) -> dict[str, str]:
     config = records.config
-    models = {"probe writer (LLM)": config.llm.model}
-    if isinstance(config.target, GeneratingTargetConfig):
-        models["bot (LLM)"] = (config.target.llm or config.llm).model
-    elif isinstance(config.target, OpenAIChatTargetConfig):
-        models["bot (remote model)"] = config.target.model
+    models = {"probe writer (LLM)": config.llm.model} | config.target.bot_models(config.llm.model)
     if records.summary.judge is not None:
         models["judge (LLM)"] = records.summary.judge.model
     models["embedding"] = config.embedding.model

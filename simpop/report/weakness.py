@@ -10,10 +10,10 @@ from itertools import combinations
 
 from pydantic import Field
 
+from simpop.aggregate import mean
+from simpop.metrics import higher_is_better
 from simpop.models import GroupMean, Persona, Probe, Record
-from simpop.report.aggregate import mean
-from simpop.report.catalogue import higher_is_better
-from simpop.report.records import RunRecords
+from simpop.store import RunRecords
 
 FACTORS = (
     "persona",

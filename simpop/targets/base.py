@@ -6,12 +6,20 @@ import asyncio
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar, get_args
+
+from pydantic import Field
 
 from simpop.errors import SimpopError
-from simpop.models import Answer, Context
+from simpop.models import Answer, Context, TargetSettings, register_settings, target_kinds
+
+if TYPE_CHECKING:
+    from simpop.embed import Embedder
+    from simpop.llm import LLMClient
 
 T = TypeVar("T")
+S = TypeVar("S", bound=TargetSettings)
 
 
 class TargetError(Exception):
@@ -37,6 +45,50 @@ class Target(ABC):
 
     async def aclose(self) -> None:
         """Release what the adapter holds (connections, clients)."""
+
+
+@dataclass
+class BotResources:
+    """What a bot may share with the run: the embedding model, the run's LLM (for bots simpop
+    builds itself), the name to record answers under, and whether LLM replies may be cached."""
+
+    embedder: Embedder
+    llm: LLMClient
+    name: str
+    use_cache: bool = True
+
+
+Builder = Callable[[Any, BotResources], Target]
+_BUILDERS: dict[str, Builder] = {}
+
+
+def target(
+    settings: type[S],
+) -> Callable[[Callable[[S, BotResources], Target]], Callable[[S, BotResources], Target]]:
+    """Register a kind of target: its config class (``kind: Literal[...]``) and the function
+    that builds its bot. A new kind is one module with both, decorated with this."""
+    register_settings(settings)
+
+    def register(build: Callable[[S, BotResources], Target]) -> Callable[[S, BotResources], Target]:
+        for kind in get_args(settings.model_fields["kind"].annotation):
+            _BUILDERS[kind] = build
+        return build
+
+    return register
+
+
+def build_target(config: TargetSettings, resources: BotResources) -> Target:
+    """The bot of ``config``'s kind."""
+    target_kinds()  # the built-in kinds register on import
+    return _BUILDERS[config.kind](config, resources)
+
+
+class RemoteTargetConfig(TargetSettings):
+    """Per-call limits of a bot we reach over the network or call in-process: the user's own."""
+
+    user_bot = True
+    timeout: float = Field(60.0, gt=0, description="seconds per call")
+    retries: int = Field(2, ge=0, description="extra tries after a failed call")
 
 
 async def with_retries(

@@ -4,12 +4,48 @@ medical QA). They answer with the LLM layer, so their replies are cached like ev
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING, Literal
 
-from simpop.llm import LLMClient
-from simpop.models import Answer, Context, LLMOnlyTargetConfig, RAGTargetConfig
+from pydantic import Field
+
+from simpop.llm import LLMClient, open_llm
+from simpop.models import Answer, Context, KnowledgeBaseConfig, LLMConfig, RetrievalConfig, TargetSettings
 from simpop.prompts import load_prompt
-from simpop.targets.base import Target
-from simpop.targets.retriever import Retriever
+from simpop.targets.base import BotResources, Target, target
+
+if TYPE_CHECKING:
+    from simpop.targets.retriever import Retriever
+
+
+class GeneratingTargetConfig(TargetSettings):
+    """What every bot that writes its answer with our LLM has: prompt, format, sampling."""
+
+    system_prompt: str | None = Field(None, description="the bot's system prompt (default: a template)")
+    answer_format: Literal["free", "yes_no"] = "free"
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(300, gt=0)
+    llm: LLMConfig | None = Field(None, description="the bot's LLM (default: the run's llm section)")
+
+    def bot_models(self, run_llm: str) -> dict[str, str]:
+        return {"bot (LLM)": self.llm.model if self.llm is not None else run_llm}
+
+
+class LLMOnlyTargetConfig(GeneratingTargetConfig):
+    """The LLM answers from what it knows: the no-retrieval baseline."""
+
+    kind: Literal["llm_only"]
+
+
+class RAGTargetConfig(GeneratingTargetConfig):
+    """Retrieve chunks (with the question, or with a HyDE passage) and answer from them."""
+
+    kind: Literal["naive_rag", "hyde_rag"]
+    knowledge_base: KnowledgeBaseConfig
+    retrieval: RetrievalConfig = RetrievalConfig()
+    passage_max_tokens: int = Field(200, gt=0, description="length of HyDE's hypothetical passage")
+
+    def documents(self) -> KnowledgeBaseConfig:
+        return self.knowledge_base
 
 
 class GeneratingBot(Target):
@@ -77,3 +113,17 @@ class GeneratingBot(Target):
         if self._own_llm:
             await self.llm.aclose()
             self.llm.endpoint.close()
+
+
+@target(LLMOnlyTargetConfig)
+@target(RAGTargetConfig)
+def generating_bot(config: LLMOnlyTargetConfig | RAGTargetConfig, run: BotResources) -> Target:
+    """A bot that answers with the run's LLM, unless its config names an LLM of its own."""
+    retriever = None
+    if isinstance(config, RAGTargetConfig):
+        from simpop.targets.retriever import Retriever
+
+        retriever = Retriever(config.knowledge_base, config.retrieval, run.embedder)
+    if config.llm is not None:
+        return GeneratingBot(config, open_llm(config.llm, run.use_cache), retriever, run.name, own_llm=True)
+    return GeneratingBot(config, run.llm, retriever, run.name)

@@ -3,13 +3,49 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import httpx
+from pydantic import Field
 
-from simpop.models import Answer, HTTPTargetConfig
-from simpop.targets.base import Target, TargetError, TargetUnavailable, answer_from_reply, with_retries
+from simpop.models import Answer, Record
+from simpop.targets.base import (
+    BotResources,
+    RemoteTargetConfig,
+    Target,
+    TargetError,
+    TargetUnavailable,
+    answer_from_reply,
+    target,
+    with_retries,
+)
 from simpop.targets.env import expand_env
+
+
+class ContextPaths(Record):
+    """Where a context's fields are inside each item of the reply's context list."""
+
+    id: str | None = "id"
+    text: str | None = "text"
+    score: str | None = "score"
+
+
+class HTTPTargetConfig(RemoteTargetConfig):
+    """Any bot with a JSON HTTP API: a request template in, JSON paths to the fields out."""
+
+    kind: Literal["http"]
+    url: str
+    method: Literal["GET", "POST", "PUT"] = "POST"
+    headers: dict[str, str] = {}
+    body: Any = Field(
+        default_factory=lambda: {"question": "{{ question }}"},
+        description="JSON body; '{{ question }}' in any string is replaced by the question",
+    )
+    answer_path: str = "answer"
+    contexts_path: str | None = None
+    context_fields: ContextPaths = ContextPaths()
+    matched_id_path: str | None = None
+
 
 _QUESTION = re.compile(r"\{\{\s*question\s*\}\}")
 _MISSING = object()
@@ -120,3 +156,8 @@ class HTTPBot(Target):
 
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+@target(HTTPTargetConfig)
+def http_bot(config: HTTPTargetConfig, run: BotResources) -> Target:
+    return HTTPBot(config, run.name)

@@ -3,12 +3,37 @@
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 import openai
+from pydantic import Field
 
-from simpop.models import Answer, OpenAIChatTargetConfig
-from simpop.targets.base import Target, TargetError, TargetUnavailable
+from simpop.models import Answer
+from simpop.targets.base import (
+    BotResources,
+    RemoteTargetConfig,
+    Target,
+    TargetError,
+    TargetUnavailable,
+    target,
+)
 from simpop.targets.env import expand_env
+
+
+class OpenAIChatTargetConfig(RemoteTargetConfig):
+    """A bot served behind an OpenAI-compatible chat-completions endpoint."""
+
+    kind: Literal["openai_chat"]
+    base_url: str
+    model: str
+    system_prompt: str | None = None
+    headers: dict[str, str] = {}
+    api_key_env: str | None = Field(None, description="environment variable holding the key")
+    temperature: float | None = Field(None, ge=0.0, le=2.0)
+    max_tokens: int | None = Field(None, gt=0)
+
+    def bot_models(self, run_llm: str) -> dict[str, str]:
+        return {"bot (remote model)": self.model}
 
 
 class OpenAIChatBot(Target):
@@ -65,3 +90,8 @@ class OpenAIChatBot(Target):
 
     async def aclose(self) -> None:
         await self.client.close()
+
+
+@target(OpenAIChatTargetConfig)
+def openai_chat_bot(config: OpenAIChatTargetConfig, run: BotResources) -> Target:
+    return OpenAIChatBot(config, run.name)

@@ -7,11 +7,30 @@ import importlib
 import inspect
 import sys
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
 
 from simpop.errors import ConfigError
-from simpop.models import Answer, PythonTargetConfig
-from simpop.targets.base import Target, TargetError, answer_from_reply, with_retries
+from simpop.models import Answer
+from simpop.targets.base import (
+    BotResources,
+    RemoteTargetConfig,
+    Target,
+    TargetError,
+    answer_from_reply,
+    target,
+    with_retries,
+)
+
+
+class PythonTargetConfig(RemoteTargetConfig):
+    """A Python function ``module:function`` taking the question, returning a dict or a string."""
+
+    kind: Literal["python"]
+    function: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    path: Path | None = Field(None, description="folder to import the module from")
 
 
 def load_function(config: PythonTargetConfig) -> Callable[[str], Any]:
@@ -60,3 +79,8 @@ class PythonFunctionBot(Target):
         except Exception as error:  # noqa: BLE001 - the user's code may raise anything
             raise TargetError(f"{where} raised {type(error).__name__}: {error} ({tries} tries)") from None
         return answer_from_reply(reply, where)
+
+
+@target(PythonTargetConfig)
+def python_function_bot(config: PythonTargetConfig, run: BotResources) -> Target:
+    return PythonFunctionBot(config, run.name)

@@ -11,12 +11,30 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
-from simpop.embed import Embedder
-from simpop.models import QAP, Answer, Context, QAPTargetConfig
+from pydantic import Field
+
+from simpop.config import load_qaps
+from simpop.models import QAP, Answer, Context, TargetSettings
 from simpop.paths import cache_dir
-from simpop.targets.base import Target
-from simpop.targets.chroma import build_collection, nearest, open_chroma
+from simpop.targets.base import BotResources, Target, target
+
+if TYPE_CHECKING:
+    from simpop.embed import Embedder
+
+
+class QAPTargetConfig(TargetSettings):
+    """The predefined-QAP matcher of Reichenpfader et al."""
+
+    kind: Literal["qap"]
+    qaps: Path
+    threshold: float = Field(0.5, ge=-1.0, le=1.0)
+    min_words: int = Field(3, ge=0)
+    top_k: int = Field(3, gt=0)
+
+    def own_qaps(self) -> Path:
+        return self.qaps
 
 
 def matchable(qaps: list[QAP]) -> list[QAP]:
@@ -57,12 +75,16 @@ class QAPMatcher(Target):
         self.config = config
         self.name = name
         self.embedder = embedder
+        from simpop.targets.chroma import open_chroma
+
         self.qaps = {qap.id: qap for qap in matchable(qaps)}
         self.client = open_chroma(index_dir or cache_dir() / "chroma")
         self.collection = self._index(list(self.qaps.values()))
 
     def _index(self, qaps: list[QAP]):
         """The collection for these QAPs and this model, built only if it is not there yet."""
+        from simpop.targets.chroma import build_collection
+
         return build_collection(
             self.client,
             f"qap-{qap_fingerprint(qaps, self.embedder.model_id)}",
@@ -72,6 +94,8 @@ class QAPMatcher(Target):
         )
 
     def match(self, question: str) -> Answer:
+        from simpop.targets.chroma import nearest
+
         words = question.split()
         if len(words) < self.config.min_words:
             return Answer(text=None, no_answer_reason=f"fewer than {self.config.min_words} words")
@@ -92,3 +116,8 @@ class QAPMatcher(Target):
 
     async def ask(self, question: str) -> Answer:
         return await asyncio.to_thread(self.match, question)
+
+
+@target(QAPTargetConfig)
+def qap_matcher(config: QAPTargetConfig, run: BotResources) -> Target:
+    return QAPMatcher(config, load_qaps(config.qaps), run.embedder, name=run.name)

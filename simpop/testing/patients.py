@@ -41,10 +41,10 @@ def schema_value(schema: dict[str, Any], definitions: dict[str, Any]) -> Any:
 
 def judge_schema(request: dict[str, Any]) -> bool:
     """Whether a request comes from one of simpop's judges (by its reply schema's name)."""
-    from simpop.metrics.judge import REPLY_NAMES
+    from simpop.metrics import judge_reply_names
 
     name = request.get("response_format", {}).get("json_schema", {}).get("name", "")
-    return name.startswith(REPLY_NAMES)
+    return name.startswith(judge_reply_names())
 
 
 def with_judges(reply: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from simpop.aggregate import metric_means
 from simpop.models import (
     LLMUsage,
     Persona,
@@ -15,7 +16,6 @@ from simpop.models import (
     ScenarioBrief,
     Score,
 )
-from simpop.report.aggregate import metric_means
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, RunStore
 
 PERSONAS = [

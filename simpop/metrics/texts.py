@@ -1,9 +1,11 @@
-"""Splitting answers, questions and contexts into sentences (the unit both the ASTRID judges
-and the HCAT embedding metrics work on)."""
+"""The texts metrics work on: what the bot answered from, and sentences (the unit both the
+ASTRID judges and the HCAT embedding metrics judge)."""
 
 from __future__ import annotations
 
 import re
+
+from simpop.models import Context, Response
 
 _ABBREVIATIONS = ("e.g.", "i.e.", "dr.", "mr.", "mrs.", "ms.", "etc.", "vs.", "approx.", "no.", "st.")
 _END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -27,3 +29,19 @@ def split_sentences(text: str | None) -> list[str]:
             start = match.end()
         sentences.append(line[start:].strip())
     return [s for s in sentences if any(c.isalnum() for c in s)]
+
+
+def answer_contexts(response: Response) -> list[Context]:
+    """What the bot answered from: the matched QAP for a QAP matcher, else every context."""
+    if response.matched_id is not None:
+        matched = [c for c in response.contexts if c.id == response.matched_id]
+        return matched or response.contexts
+    return response.contexts
+
+
+def context_text(contexts: list[Context]) -> str:
+    return "\n\n".join(f"[{i}] {c.text.strip()}" for i, c in enumerate(contexts, start=1))
+
+
+def answered(response: Response) -> bool:
+    return bool(response.answer and response.answer.strip())

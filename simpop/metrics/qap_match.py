@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
 from simpop.models import Probe, Response, Score
 
 METRIC = "qap_match"
@@ -23,3 +24,17 @@ def qap_match(probe: Probe, response: Response) -> Score:
         return Score(**ids, metric=METRIC, value=0.0, label="no_answer")
     correct = response.matched_id == probe.seed_id
     return Score(**ids, metric=METRIC, value=float(correct), label="correct" if correct else "wrong")
+
+
+@metric
+class QAPMatch(Metric):
+    """For a probe written from one of the target's own QAPs."""
+
+    name = METRIC
+    measures = (Measure(METRIC, "QAP-match accuracy"),)
+
+    def applies(self, case: Case) -> bool:
+        return case.own_seed and case.source == "qap"
+
+    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
+        return [qap_match(c.probe, c.response) for c in cases]

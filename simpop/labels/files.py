@@ -226,3 +226,27 @@ def read_scale(
             f"label '{name}': every item has the same value ({values[0]}), nothing to calibrate"
         )
     return scale, carrying, [scale.levels.index(v) for v in values]
+
+
+# the scores simpop can compute for a standalone label file (``simpop.run.label_scores``)
+COMPUTABLE = ("groundedness", "answer_relevancy", "faithfulness")
+
+
+def resolve(name: str, available: set[str]) -> str | None:
+    """The stored name of score ``name``: itself, or a run's ``embedding.`` metric of that name."""
+    return next((n for n in (name, f"embedding.{name}") if n in available), None)
+
+
+def missing_scores(items: list[LabelledItem], names: list[str], computable: tuple[str, ...]) -> list[str]:
+    """The scores in ``names`` no item carries; a ConfigError for one that is not ``computable``
+    (a run's own scores are never recomputed: ``computable`` is empty for a run)."""
+    available = {k for item in items for k in item.scores}
+    missing = [n for n in names if resolve(n, available) is None]
+    unknown = [n for n in missing if n not in computable]
+    if unknown:
+        raise ConfigError(
+            f"--score {unknown[0]}: not in the labels and not computable here "
+            f"(scores found: {', '.join(sorted(available)) or 'none'}; "
+            f"computable: {', '.join(computable) or 'none for a run, which keeps its own scores'})"
+        )
+    return missing

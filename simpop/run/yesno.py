@@ -27,14 +27,13 @@ from simpop.models import (
     BenchmarkSummary,
     BenchmarkTarget,
     Chunk,
-    RAGTargetConfig,
     TargetConfig,
     YesNoBenchmarkConfig,
     YesNoDataset,
 )
-from simpop.pipeline import gather_all, stage_progress
+from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog, RunStore
-from simpop.targets import Target, build_target
+from simpop.targets import BotResources, Target, build_target
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
@@ -109,10 +108,12 @@ def expand_rows(targets: list[BenchmarkTarget]) -> list[Row]:
             threshold = getattr(getattr(spec.target, "retrieval", None), "threshold", None)
             rows.append(Row(spec.name, spec, spec.target, threshold))
             continue
-        if not isinstance(spec.target, RAGTargetConfig):
+        if spec.target.documents() is None:
             raise ConfigError(f"targets.{spec.name}.thresholds: only a RAG target can sweep thresholds")
         for t in spec.thresholds:
-            retrieval = spec.target.retrieval.model_copy(update={"mode": "threshold", "threshold": t})
+            retrieval = spec.target.retrieval.model_copy(  # type: ignore[attr-defined]
+                update={"mode": "threshold", "threshold": t}
+            )
             rows.append(
                 Row(f"{spec.name}@{t:g}", spec, spec.target.model_copy(update={"retrieval": retrieval}), t)
             )
@@ -157,7 +158,7 @@ async def ask_row(
                 advance()
         decision = parse_yes_no(answer.text)
         retrieval = {}
-        if isinstance(row.target, RAGTargetConfig) and gold.get(item.id):
+        if row.target.documents() is not None and gold.get(item.id):
             retrieval = retrieval_metrics([c.id for c in answer.contexts], gold[item.id], k)
         results.append(
             BenchmarkResult(
@@ -191,7 +192,7 @@ def table_row(row: Row, results: list[BenchmarkResult], k: int) -> BenchmarkRow:
     def mean_of(name: str) -> float | None:
         return _mean([s.get(name) for s in scored]) if scored else None
 
-    retrieves = isinstance(row.target, RAGTargetConfig)
+    retrieves = row.target.documents() is not None
     return BenchmarkRow(
         row=row.name,
         target=row.spec.name,
@@ -232,7 +233,7 @@ async def run_benchmark(
     try:
         with progress if progress is not None else nullcontext():
             for row in rows:
-                target = build_target(row.target, embedder, llm, name=row.name, use_cache=use_cache)
+                target = build_target(row.target, BotResources(embedder, llm, row.name, use_cache))
                 try:
                     retriever = getattr(target, "retriever", None)
                     gold = gold_chunk_ids(items, retriever.chunks.values()) if retriever else {}

@@ -9,10 +9,10 @@ import os
 from pathlib import Path
 from typing import get_args
 
-from simpop.calibration.labels import level, read_table
 from simpop.errors import ConfigError
+from simpop.labels.files import level, read_table
+from simpop.labels.table import label_table
 from simpop.models import RATING_LEVELS, HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
-from simpop.report.labels import label_table
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore
 
 LABELS_FILE = "labels.jsonl"

@@ -23,9 +23,9 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix, roc_auc_score
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.llm import LLMError, open_llm
+from simpop.metrics.faithfulness import support_verdicts
 from simpop.metrics.judge import Judge
-from simpop.metrics.sentences import split_sentences
-from simpop.metrics.triad import support_verdicts
+from simpop.metrics.texts import split_sentences
 from simpop.models import EmbeddingConfig, LLMConfig, Record
 from simpop.prompts import load_prompt
 

@@ -1,0 +1,113 @@
+"""What every command shares: the consoles, one-line errors (exit status 2), progress bars, the
+common options and how RUN or a config's models are found."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
+
+from simpop import __version__
+from simpop.config import apply_llm_env, load_run_config
+from simpop.errors import SimpopError
+from simpop.models import EmbeddingConfig, LLMConfig
+from simpop.store import RunStore, run_directory
+
+# Tables stay readable when the output is piped or captured (rich would use 80 columns).
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True)
+
+
+class UserError(click.ClickException):
+    """Bad input: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+
+class SimpopGroup(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except SimpopError as error:
+            raise UserError(str(error)) from None
+
+
+def scenario_choice(value: str) -> list[str] | str:
+    if value.strip() in ("all", "none"):
+        return "all" if value.strip() == "all" else []
+    return ids(value) or []
+
+
+def ids(value: str | None) -> list[str] | None:
+    return [part.strip() for part in value.split(",") if part.strip()] if value else None
+
+
+class RateColumn(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
+
+
+def progress_bars() -> Progress:
+    return Progress(
+        TextColumn("{task.description:<22}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=err_console,
+    )
+
+
+CALIBRATOR_OPTION = click.option(
+    "--calibrator",
+    "calibrator_file",
+    type=click.Path(path_type=Path),
+    help="Calibrator from simpop calibrate: add calibrated probabilities and a review queue.",
+)
+
+
+RUNS_OPTION = click.option(
+    "--runs",
+    type=click.Path(path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Folder of run directories (when RUN is a run id).",
+)
+
+
+@click.group(cls=SimpopGroup)
+@click.version_option(__version__, prog_name="simpop")
+def cli() -> None:
+    """Simulate patient populations to stress-test a medical question-answering chatbot."""
+
+
+def run_store(run: str, runs: Path) -> RunStore:
+    """RUN is a run directory, or a run id under ``runs``."""
+    directory = run_directory(run, runs)
+    return RunStore.open(directory.parent, directory.name)
+
+
+def config_models(config_file: Path | None, judge: bool = True) -> tuple[LLMConfig, EmbeddingConfig]:
+    """The LLM (the judge's when ``judge``, else the run's) and the embedding model of a run
+    config, or the built-in ones; the environment's ``SIMPOP_LLM_*`` applied."""
+    llm, embedding = LLMConfig(), EmbeddingConfig()
+    if config_file is not None:
+        config = load_run_config(config_file)
+        llm, embedding = (config.judge or config.llm) if judge else config.llm, config.embedding
+    return apply_llm_env(llm, dict(os.environ)), embedding

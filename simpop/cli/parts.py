@@ -1,0 +1,214 @@
+"""Commands that look at simpop's parts: personas, scenarios, the noise models, the judge's
+agreement with physicians, the yes/no benchmark, and the environment (doctor)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from simpop.cli.base import UserError, cli, config_models, console, err_console, progress_bars
+from simpop.cli.tables import benchmark_table, fmt, usage_line
+from simpop.config import apply_llm_env, load_personas
+from simpop.store import RunStore
+
+
+@cli.command()
+@click.option("--dir", "folder", type=click.Path(path_type=Path), default=Path("personas"), show_default=True)
+def personas(folder: Path) -> None:
+    """List the personas in a folder with their attributes."""
+    table = Table(title=f"personas in {folder}")
+    table.add_column("id", no_wrap=True)
+    for column in ("name", "health literacy", "language level", "language", "noise", "tags"):
+        table.add_column(column)
+    for p in load_personas(folder):
+        noise = p.noise.model if p.noise.rate is None else f"{p.noise.model} ({p.noise.rate:g})"
+        table.add_row(p.id, p.name, p.health_literacy, p.language_level, p.language, noise, ", ".join(p.tags))
+    console.print(table)
+
+
+@cli.command()
+@click.option(
+    "--dir", "folder", type=click.Path(path_type=Path), default=Path("scenarios"), show_default=True
+)
+def scenarios(folder: Path) -> None:
+    """List the hazard scenarios in a folder with their expected behaviour."""
+    from simpop.config import load_scenarios
+
+    table = Table(title=f"scenarios in {folder}")
+    table.add_column("id", no_wrap=True)
+    for column in ("name", "type", "expected", "severity", "written from"):
+        table.add_column(column)
+    for s in load_scenarios(folder):
+        expected = " / ".join([s.expected_behaviour, *s.also_safe])
+        table.add_row(s.id, s.name, s.question_type, expected, s.severity, s.source)
+    console.print(table)
+
+
+@cli.group()
+def noise() -> None:
+    """The speech-to-text and typo noise models."""
+
+
+DEFAULT_ASR_DATA = Path("data/asr-errors/primock_data_final_outcomes.csv")
+
+
+@noise.command("fit")
+@click.argument("data", required=False, type=click.Path(path_type=Path), default=DEFAULT_ASR_DATA)
+@click.option("--reference-column", default="norm_ground_truth", show_default=True)
+@click.option("--hypothesis-column", default="norm_hypothesis", show_default=True)
+@click.option(
+    "--seeds", type=click.IntRange(1, 1000), default=10, show_default=True, help="Simulations averaged."
+)
+def noise_fit(data: Path, reference_column: str, hypothesis_column: str, seeds: int) -> None:
+    """Fit the asr model to real transcripts (human vs speech-to-text) and compare: the real
+    word error rate and error shares, the fitted model's, and the built-in default's."""
+    from simpop.population.noise import DEFAULT_ASR
+    from simpop.population.noise_fit import fit, load_pairs, simulate
+
+    pairs = load_pairs(data, reference_column, hypothesis_column)
+    result = fit(pairs, seeds=seeds)
+    default = simulate(pairs, DEFAULT_ASR, seeds)
+    table = Table(title=f"speech-to-text errors · {data} · {len(pairs)} utterances")
+    table.add_column("figure")
+    for column in ("real", "fitted model", "default asr", "default / real"):
+        table.add_column(column, justify="right")
+    for label, get in (
+        ("word error rate", lambda e: e.wer),
+        ("substitution share", lambda e: e.share("substitutions")),
+        ("deletion share", lambda e: e.share("deletions")),
+        ("insertion share", lambda e: e.share("insertions")),
+        ("substitutions / word", lambda e: e.substitutions / e.reference_words),
+        ("deletions / word", lambda e: e.deletions / e.reference_words),
+        ("insertions / word", lambda e: e.insertions / e.reference_words),
+    ):
+        real, fitted, built_in = get(result.real), get(result.simulated), get(default)
+        ratio = built_in / real if real else None
+        table.add_row(label, fmt(real), fmt(fitted), fmt(built_in), fmt(ratio, 2))
+    console.print(table)
+    console.print(
+        "fitted parameters: " + ", ".join(f"{k}={v:g}" for k, v in result.params.model_dump().items())
+    )
+
+
+@cli.group()
+def benchmark() -> None:
+    """Benchmarks with gold answers: compare targets on a fixed dataset."""
+
+
+@benchmark.command("yesno")
+@click.argument("config_file", metavar="CONFIG", type=click.Path(path_type=Path))
+@click.option("--limit", type=click.IntRange(1), help="Use only the first N yes/no questions.")
+@click.option("--concurrency", type=click.IntRange(1, 256), help="Requests in flight.")
+@click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted benchmark.")
+@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("runs"), show_default=True)
+def benchmark_yesno(
+    config_file: Path,
+    limit: int | None,
+    concurrency: int | None,
+    resume_id: str | None,
+    no_cache: bool,
+    out: Path,
+) -> None:
+    """Yes/no accuracy and retrieval metrics of each target in CONFIG (Han's thesis table)."""
+    from simpop.models import YesNoBenchmarkConfig
+    from simpop.run.yesno import load_benchmark_config, load_items, run_benchmark
+
+    if resume_id:
+        store = RunStore.open(out, resume_id)
+        config = store.config(YesNoBenchmarkConfig)
+    else:
+        config = load_benchmark_config(config_file)
+        config = config.model_copy(
+            update={"llm": apply_llm_env(config.llm, dict(os.environ)), "limit": limit or config.limit}
+        )
+    if concurrency:
+        config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
+    items, left_out = load_items(config.dataset)  # bad data fails before a run directory is made
+    if left_out:
+        parts = ", ".join(f"{n} '{decision}'" for decision, n in sorted(left_out.items()))
+        err_console.print(f"note: left out {parts} (no yes/no answer to check)")
+    if not resume_id:
+        store = RunStore.create(out, config)
+    err_console.print(f"benchmark {store.run_id} → {store.directory}")
+    try:
+        summary = asyncio.run(
+            run_benchmark(store, config, items, left_out, use_cache=not no_cache, progress=progress_bars())
+        )
+    except KeyboardInterrupt:
+        again = f"simpop benchmark yesno {config_file} --resume {store.run_id} --out {out}"
+        raise UserError(f"interrupted; finish with: {again}") from None
+    console.print(benchmark_table(summary))
+    console.print(usage_line(summary.llm))
+    console.print(f"records: {store.directory}/ ({summary.questions} questions, {summary.duration_s:.1f}s)")
+
+
+@cli.command("judge-eval")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    help="A run config: its judge (else llm) and embedding sections. Default: the built-in models.",
+)
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    default=Path("data/kqa-nli"),
+    show_default=True,
+    help="K-QA NLI judgements (folder or CSV).",
+)
+@click.option("--limit", type=click.IntRange(1), help="Use only the statements of the first N answers.")
+@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the figures as JSON.")
+def judge_eval(
+    config_file: Path | None, data: Path, limit: int | None, no_cache: bool, output: Path | None
+) -> None:
+    """Agreement of the faithfulness judge and of embedding groundedness with physicians."""
+    from simpop.run.agreement import evaluate
+
+    llm, embedding = config_models(config_file)
+    result = asyncio.run(
+        evaluate(llm, embedding, data, limit, use_cache=not no_cache, progress=progress_bars())
+    )
+    table = Table(title=f"judge vs physicians · {result.data} · {result.judge_model}")
+    for column in ("figure", "value"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    (tn, fp), (fn, tp) = result.confusion
+    rows = {
+        "statements (supported by majority)": f"{result.items} ({result.supported})",
+        "judged / judge errors": f"{result.judged} / {result.judge_errors}",
+        "judge accuracy": fmt(result.accuracy),
+        "judge Cohen's kappa": fmt(result.kappa),
+        "confusion (physicians × judge)": f"TN {tn} FP {fp} / FN {fn} TP {tp}",
+        "judge ROC AUC (0/1 verdicts)": fmt(result.judge_auc),
+        "embedding groundedness ROC AUC": fmt(result.groundedness_auc),
+    }
+    for figure, value in rows.items():
+        table.add_row(figure, value)
+    console.print(table)
+    if output is not None:
+        output.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        console.print(f"figures → {output}")
+
+
+@cli.command()
+@click.argument("config_file", metavar="[CONFIG]", required=False, type=click.Path(path_type=Path))
+def doctor(config_file: Path | None) -> None:
+    """Check the embedding model, the local LLM, the configured endpoint and Chroma."""
+    from simpop.doctor import run_checks
+
+    llm, embedding = config_models(config_file, judge=False)
+    checks = run_checks(llm, embedding)
+    table = Table(title="simpop doctor")
+    table.add_column("check", no_wrap=True)
+    table.add_column("status")
+    table.add_column("detail", overflow="fold")
+    for check in checks:
+        table.add_row(check.name, "[green]ok[/]" if check.ok else "[red]FAIL[/]", check.detail)
+    console.print(table)
+    if not all(check.ok for check in checks):
+        raise SystemExit(1)

@@ -1,0 +1,137 @@
+"""``simpop report``, ``gate`` and ``compare``: what a finished run shows, whether it passes a
+release policy, and how it differs from another run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from simpop.cli.base import CALIBRATOR_OPTION, RUNS_OPTION, UserError, cli, console
+from simpop.cli.calibrate import apply_calibrator_file
+from simpop.cli.tables import fmt, gate_table
+from simpop.metrics import columns
+from simpop.report.gate import GateResult
+from simpop.store import RunRecords, load_run, write_text_atomic
+
+
+def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> GateResult:
+    """Check ``records`` against the policy, print the checks, write the JUnit file."""
+    from simpop.report.exports import JUNIT_FILE, junit_xml
+    from simpop.report.gate import gate, load_policy
+
+    policy = load_policy(policy_file)
+    result = gate(records, policy, policy.name or policy_file.stem)
+    console.print(gate_table(result))
+    for check in result.violations:
+        figures = f"mean {fmt(check.mean)}, n={check.n}"
+        if check.ci_low is not None:
+            figures += f", 95% CI {fmt(check.ci_low)}–{fmt(check.ci_high)}"
+        console.print(
+            f"[red]violation[/] rule {check.rule}: {check.metric} in {check.group}: {check.why} ({figures})"
+        )
+    path = write_text_atomic(junit or records.directory / JUNIT_FILE, junit_xml(records, result))
+    console.print(
+        f"gate {'PASSED' if result.passed else 'FAILED'}: {len(result.violations)} of "
+        f"{len(result.checks)} checks violated; JUnit → {path}"
+    )
+    return result
+
+
+@cli.command("gate")
+@click.argument("run")
+@click.option("--policy", "policy_file", required=True, type=click.Path(path_type=Path), help="Policy YAML.")
+@RUNS_OPTION
+@click.option("--junit", type=click.Path(path_type=Path), help="JUnit XML file (default: RUN/junit.xml).")
+def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) -> None:
+    """Check RUN against a release policy: exit 0 when every rule is met, 1 when one is not."""
+    result = check_gate(load_run(run, runs), policy_file, junit)
+    if not result.passed:
+        raise SystemExit(1)
+
+
+@cli.command()
+@click.argument("run")
+@RUNS_OPTION
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="Also show this metric (e.g. faithfulness) as a heatmap and weakness analysis; repeatable.",
+)
+@click.option("--min-n", type=click.IntRange(1), default=10, show_default=True, help="Fewer probes: low n.")
+@click.option("--policy", "policy_file", type=click.Path(path_type=Path), help="Show this release gate.")
+@CALIBRATOR_OPTION
+def report(
+    run: str,
+    runs: Path,
+    metrics: tuple[str, ...],
+    min_n: int,
+    policy_file: Path | None,
+    calibrator_file: Path | None,
+) -> None:
+    """Write RUN's HTML report (report.html) and per-probe CSV (probes.csv)."""
+    from simpop.calibration.calibrate import read_calibrator
+    from simpop.report.exports import PROBES_CSV, probes_csv
+    from simpop.report.html import write_report
+
+    records = load_run(run, runs)
+    if calibrator_file is not None:
+        apply_calibrator_file(records, read_calibrator(calibrator_file), calibrator_file)
+    unknown = [m for m in metrics if m not in records.metrics]
+    if unknown:
+        raise UserError(
+            f"--metric {unknown[0]}: not measured in this run (known: {', '.join(records.metrics)})"
+        )
+    result = check_gate(records, policy_file, None) if policy_file else None
+    path = write_report(records, metrics=list(metrics), min_n=min_n, gate=result)
+    csv_path = write_text_atomic(records.directory / PROBES_CSV, probes_csv(records))
+    console.print(f"report → {path}\nper-probe CSV → {csv_path}\nsummary → {records.directory}/summary.json")
+
+
+@cli.command()
+@click.argument("run_a")
+@click.argument("run_b")
+@RUNS_OPTION
+@click.option(
+    "--html", "html_file", type=click.Path(path_type=Path), help="Also write the comparison as HTML."
+)
+@click.option("--all", "show_all", is_flag=True, help="Print every metric, not just the safety metrics.")
+def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all: bool) -> None:
+    """Each metric's change from RUN_A to RUN_B per persona and scenario, with paired tests."""
+    from simpop.report.compare import compare as compare_runs
+    from simpop.report.compare import comparison_html
+
+    result = compare_runs(load_run(run_a, runs), load_run(run_b, runs))
+    safety = columns("safety")
+    shown = [
+        c
+        for c in result.changes
+        if show_all or c.regression or c.improvement or c.metric in safety or c.metric == "qap_match"
+    ]
+    table = Table(title=f"{result.run_a} → {result.run_b} · {result.paired_probes} probes asked by both")
+    for column in ("metric", "group", "A", "B", "B − A", "pairs", "test", "p", "flag"):
+        table.add_column(column, justify="left" if column in ("metric", "group", "test", "flag") else "right")
+    for c in shown:
+        flag = "[red]REGRESSION[/]" if c.regression else "[green]improved[/]" if c.improvement else ""
+        table.add_row(
+            c.metric,
+            c.group,
+            fmt(c.mean_a),
+            fmt(c.mean_b),
+            fmt(c.difference),
+            str(c.pairs),
+            c.test or "(unpaired)",
+            fmt(c.p_value),
+            flag,
+        )
+    console.print(table)
+    regressions = result.regressions
+    console.print(
+        f"{len(regressions)} significant regressions (p < {result.alpha}, per test, not corrected for "
+        f"multiple comparisons) among {len(result.changes)} comparisons"
+    )
+    if html_file is not None:
+        write_text_atomic(html_file, comparison_html(result))
+        console.print(f"comparison → {html_file}")

@@ -1,0 +1,180 @@
+"""``simpop run``: plan, generate, ask, score and summarise a run, then print what it found."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import click
+
+from simpop.cli.base import (
+    CALIBRATOR_OPTION,
+    UserError,
+    cli,
+    console,
+    err_console,
+    ids,
+    progress_bars,
+    scenario_choice,
+)
+from simpop.cli.calibrate import apply_calibrator_file
+from simpop.cli.report import check_gate
+from simpop.cli.tables import (
+    accuracy_table,
+    fidelity_table,
+    judge_line,
+    labels_table,
+    metrics_table,
+    topics_line,
+    usage_line,
+)
+from simpop.config import load_run_config, with_options
+from simpop.metrics import columns
+from simpop.store import RunStore, load_run
+
+
+@cli.command()
+@click.argument("config_file", metavar="CONFIG", type=click.Path(path_type=Path))
+@click.option("--personas", "persona_ids", help="Comma-separated persona ids (default: all).")
+@click.option(
+    "--variants", type=click.IntRange(0, 50), help="Question variants per QAP and persona (0: none)."
+)
+@click.option(
+    "--scenarios",
+    "scenario_ids",
+    help="Comma-separated scenario ids, 'all' (the default) or 'none'.",
+)
+@click.option("--probes", type=click.IntRange(1, 50), help="Probes per scenario and persona.")
+@click.option(
+    "--topics",
+    type=click.IntRange(0, 500),
+    help="Knowledge-base chunks sampled by topic per HCAT question type (0: none).",
+)
+@click.option("--limit", type=click.IntRange(1), help="Use only the first N QAPs.")
+@click.option("--seed", type=int, help="Run seed (LLM sampling seeds derive from it).")
+@click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
+@click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted run.")
+@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
+@click.option("--no-judge", is_flag=True, help="Skip the LLM judges (triad, safe behaviour).")
+@click.option(
+    "--policy",
+    "policy_file",
+    type=click.Path(path_type=Path),
+    help="Release policy YAML: gate the run at the end (exit 1 when a rule is violated).",
+)
+@CALIBRATOR_OPTION
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("runs"),
+    show_default=True,
+    help="Folder of run directories.",
+)
+def run(
+    config_file: Path,
+    persona_ids: str | None,
+    variants: int | None,
+    scenario_ids: str | None,
+    probes: int | None,
+    topics: int | None,
+    limit: int | None,
+    seed: int | None,
+    concurrency: int | None,
+    resume_id: str | None,
+    no_cache: bool,
+    no_judge: bool,
+    policy_file: Path | None,
+    calibrator_file: Path | None,
+    out: Path,
+) -> None:
+    """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
+    from simpop.calibration.calibrate import read_calibrator
+    from simpop.report.gate import load_policy
+    from simpop.run.execute import execute
+    from simpop.run.plan import load_inputs, pinned
+
+    if policy_file is not None:
+        load_policy(policy_file)  # a bad policy fails before the run, not after it
+    calibrator = read_calibrator(calibrator_file) if calibrator_file is not None else None
+
+    if resume_id:
+        store = RunStore.open(out, resume_id)
+        config = store.config()
+        if any(v is not None for v in (persona_ids, variants, scenario_ids, probes, topics, limit, seed)):
+            err_console.print(
+                "note: --personas/--variants/--scenarios/--probes/--topics/--limit/--seed are taken from "
+                "the run being resumed"
+            )
+    else:
+        config = with_options(
+            load_run_config(config_file),
+            dict(os.environ),
+            persona_ids=ids(persona_ids),
+            variants=variants,
+            scenarios=scenario_choice(scenario_ids) if scenario_ids else None,
+            probes=probes,
+            topics=topics,
+            limit=limit,
+            seed=seed,
+            judges=not no_judge,
+        )
+    if concurrency:
+        config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
+    inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    if not resume_id:
+        if inputs.repeated:
+            err_console.print(
+                f"note: {inputs.repeated} QAPs repeat the question of an earlier QAP; "
+                "only the first of each is used as a seed"
+            )
+        no_gold = sum(1 for gold in inputs.gold.values() if gold == [])
+        if no_gold:
+            err_console.print(f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base")
+        if not inputs.cells:
+            raise UserError(
+                "nothing to run: no variants (--variants 0), no scenarios (--scenarios none) "
+                "and no topic questions (--topics 0)"
+            )
+        store = RunStore.create(out, pinned(config, inputs))
+    err_console.print(f"run {store.run_id} → {store.directory}")
+    try:
+        summary = asyncio.run(
+            execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars())
+        )
+    except KeyboardInterrupt:
+        raise UserError(
+            f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}"
+        ) from None
+    if summary.fidelity is not None:
+        console.print(fidelity_table(summary))
+        for warning in summary.fidelity.warnings:
+            console.print(f"[yellow]warning:[/] {warning}")
+    if summary.accuracy is not None:
+        console.print(accuracy_table(summary))
+    for table_name, title in (
+        ("retrieval", "retrieval and similarity (means)"),
+        ("safety", "safety and faithfulness (rates and means)"),
+    ):
+        table = metrics_table(summary, columns(table_name), title)
+        if table is not None:
+            console.print(table)
+    if summary.judge is not None:
+        console.print(judge_line(summary.judge))
+    console.print(usage_line(summary.llm))
+    if summary.excluded:
+        parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]
+        console.print("cells not scored: " + ", ".join(parts))
+    console.print("cells per scenario: " + ", ".join(f"{k} {n}" for k, n in summary.scenarios.items()))
+    if summary.topics is not None:
+        console.print(topics_line(summary.topics))
+    if summary.labels is not None:
+        console.print(labels_table(summary.labels))
+    console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+    if calibrator is None and policy_file is None:
+        return
+    records = load_run(store.directory)
+    if calibrator is not None and calibrator_file is not None:
+        apply_calibrator_file(records, calibrator, calibrator_file)
+    if policy_file is not None and not check_gate(records, policy_file, None).passed:
+        raise SystemExit(1)

@@ -1,0 +1,207 @@
+"""The tables and lines the commands print."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from simpop.models import (
+    BenchmarkSummary,
+    CalibrationSummary,
+    JudgeSummary,
+    LabelTable,
+    LLMUsage,
+    RunSummary,
+    TopicStrata,
+)
+from simpop.report.gate import GateResult
+
+
+def fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def accuracy_table(summary: RunSummary) -> Table:
+    assert summary.accuracy is not None
+    rows, total = summary.accuracy.personas, summary.accuracy.total
+    table = Table(title=f"QAP-match accuracy · {summary.target} · run {summary.run_id}")
+    for column in ("persona", "n", "correct", "no answer", "accuracy", "95% CI (Wilson)"):
+        table.add_column(column, justify="left" if column == "persona" else "right")
+    for row in [*rows, total]:
+        ci = f"{row.ci_low:.3f} – {row.ci_high:.3f}" if row.ci_low is not None else "–"
+        table.add_row(
+            row.group,
+            str(row.n),
+            str(row.correct),
+            str(row.no_answer),
+            fmt(row.accuracy),
+            ci,
+            end_section=row is rows[-1] if rows else False,
+            style="bold" if row is total else None,
+        )
+    return table
+
+
+def metrics_table(summary: RunSummary, columns: dict[str, str], title: str) -> Table | None:
+    """Per persona: each metric's mean with its n (probes with a value) below it; None when
+    the run has none of ``columns``."""
+    shown = [m for m in columns if any(g.metric == m and g.n for g in summary.metrics)]
+    if not shown:
+        return None
+    cells = {(g.group, g.metric): g for g in summary.metrics}
+    groups = list(dict.fromkeys(g.group for g in summary.metrics))
+    table = Table(title=f"{title} · {summary.target} · run {summary.run_id}")
+    table.add_column("persona")
+    for metric in shown:
+        table.add_column(columns[metric], justify="right")
+    for group in groups:
+        table.add_row(
+            group,
+            *(f"{fmt(cells[(group, m)].mean, 2)}\n[dim]n={cells[(group, m)].n}[/]" for m in shown),
+            end_section=True,
+            style="bold" if group == "total" else None,
+        )
+    return table
+
+
+def judge_line(judge: JudgeSummary) -> str:
+    errors = ", ".join(f"{n} {metric}" for metric, n in sorted(judge.errors.items())) or "none"
+    return (
+        f"judge {judge.model}: {judge.judged} probes judged; judge errors: {errors}; "
+        f"{judge.no_information} answers with no informative sentence (CF undefined)"
+    )
+
+
+def fidelity_table(summary: RunSummary) -> Table:
+    """Per persona: how believable its simulated questions are."""
+    assert summary.fidelity is not None
+    table = Table(title=f"persona fidelity · run {summary.run_id}")
+    columns = ["persona", "literacy", "planned", "valid", "duplicates", "invalid", "distinct"]
+    columns += ["reading grade", "words", "seed sim.", "noisy", "WER"]
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("persona", "literacy") else "right")
+    for row in summary.fidelity.personas:
+        table.add_row(
+            row.persona_id,
+            row.health_literacy,
+            str(row.planned),
+            fmt(row.valid_share, 2),
+            fmt(row.duplicate_share, 2),
+            str(row.invalid),
+            fmt(row.distinct_ratio, 2),
+            fmt(row.mean_reading_grade, 1),
+            fmt(row.mean_words, 1),
+            fmt(row.mean_seed_similarity, 2),
+            str(row.noisy),
+            fmt(row.noisy_wer, 2),
+        )
+    return table
+
+
+def topics_line(strata: TopicStrata) -> str:
+    """The knowledge base's topic clusters and how many chunks were sampled from each."""
+    k = len(strata.clusters)
+    silhouette = strata.silhouette.get(k)
+    quality = f", silhouette {silhouette:.2f}" if silhouette is not None else ""
+    clusters = ", ".join(f"{c.name} #{c.cluster} {c.sampled}/{c.chunks}" for c in strata.clusters)
+    return (
+        f"topics: {k} clusters of {sum(c.chunks for c in strata.clusters)} chunks "
+        f"({strata.components} PCA dimensions{quality}; {strata.allocation} sampling; "
+        f"sampled/chunks): {clusters}"
+    )
+
+
+def usage_line(usage: LLMUsage) -> str:
+    return (
+        f"LLM: {usage.requests} calls, {usage.cache_hits} cache hits, "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens, "
+        f"{usage.retries} retries, {usage.failures} failures"
+    )
+
+
+def benchmark_table(summary: BenchmarkSummary) -> Table:
+    """The table of Han's thesis: one row per target (and threshold)."""
+    table = Table(title=f"yes/no benchmark · {summary.name} · run {summary.run_id}")
+    columns = ["target", "n", "accuracy", "unparsed", "errors", "precision", "recall", "F1", "MAP", "MRR"]
+    columns += [f"hit@{summary.k}", f"nDCG@{summary.k}", "retrieved"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "target" else "right")
+    for row in summary.rows:
+        table.add_row(
+            row.row,
+            str(row.n),
+            fmt(row.accuracy),
+            str(row.unparsed),
+            str(row.errors),
+            *(
+                fmt(v)
+                for v in (row.precision, row.recall, row.f1, row.map, row.mrr, row.hit_at_k, row.ndcg_at_k)
+            ),
+            fmt(row.mean_retrieved, 1),
+        )
+    return table
+
+
+def _share_cell(n: int, share: float | None) -> str:
+    return f"{n} ({share:.0%})" if share is not None else str(n)
+
+
+def labels_table(table: LabelTable) -> Table:
+    """Reichenpfader et al.'s Table 2 layout: per persona, the answers clinicians judged."""
+    view = Table(title="human labels (shares of labelled answers)")
+    for column in ("persona", "asked", "labelled", "correct", "partially correct", "incorrect", "no answer"):
+        view.add_column(column, justify="left" if column == "persona" else "right")
+    for row in [*table.personas, table.total]:
+        view.add_row(
+            row.group,
+            str(row.questions),
+            str(row.labelled),
+            _share_cell(row.correct, row.correct_share),
+            _share_cell(row.partially_correct, row.partially_correct_share),
+            _share_cell(row.incorrect, row.incorrect_share),
+            str(row.no_answer),
+            end_section=row is table.personas[-1],
+        )
+    return view
+
+
+def gate_table(result: GateResult) -> Table:
+    """Every check of a release policy: the figures, the threshold, and what was found."""
+    verdict = "[green]PASS[/]" if result.passed else "[red]FAIL[/]"
+    table = Table(title=f"release gate · {result.policy} · run {result.run_id} · {verdict}")
+    for column in ("rule", "metric", "group", "n", "mean", "95% CI", "threshold", "result"):
+        table.add_column(column, justify="right" if column in ("rule", "n", "mean") else "left")
+    for check in sorted(result.checks, key=lambda c: (c.passed, c.rule)):
+        threshold = " ".join(
+            part
+            for part in (
+                f">= {check.min:g}" if check.min is not None else "",
+                f"<= {check.max:g}" if check.max is not None else "",
+                f"({check.basis})",
+            )
+            if part
+        )
+        table.add_row(
+            str(check.rule),
+            check.metric,
+            check.group,
+            str(check.n),
+            fmt(check.mean),
+            f"{fmt(check.ci_low)} – {fmt(check.ci_high)}",
+            threshold,
+            "[green]met[/]" if check.passed else f"[red]{check.why}[/]",
+        )
+    return table
+
+
+def calibration_table(summary: CalibrationSummary, by: str) -> Table:
+    """Mean calibrated probability of each level and the review queue, per group."""
+    table = Table(
+        title=f"calibrated {summary.label} ({summary.method} on {' + '.join(summary.scores)}, "
+        f"α={summary.alpha}) per {by}"
+    )
+    for column in (by, "n", *(f"P({lv})" for lv in summary.levels), "to review"):
+        table.add_column(column, justify="left" if column == by else "right")
+    for g in summary.groups:
+        if g.by == by or g.by == "total":
+            table.add_row(g.group, str(g.n), *(fmt(g.shares[lv]) for lv in summary.levels), str(g.review))
+    return table

@@ -1,0 +1,153 @@
+"""What a metric is, and the registry of metrics.
+
+A metric is a small class registered with ``@metric`` beside the code that computes it (Inspect
+AI's ``@scorer``): its name, the numbers it records (``Measure``: label, which way is better,
+where the console shows it), which probes it applies to, whether it needs the judge, and
+``score()``. The score stage, the summary, the report, the gate and the CLI read these
+declarations; adding a metric is adding one module.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from simpop.models import Probe, Response, Score, ScoringConfig
+
+if TYPE_CHECKING:
+    from simpop.embed import Embedder
+    from simpop.metrics.judge import Judge
+
+Table = Literal["safety", "retrieval"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One number a metric records: the metric's value (``name`` is the metric's), or one of
+    its values (``name`` is ``metric.value``, e.g. ``refusal.accuracy``).
+
+    ``higher_is_better`` is None when neither direction is better in itself; ``table`` and
+    ``column`` put it in a console table, ordered by ``rank``.
+    """
+
+    name: str
+    label: str
+    higher_is_better: bool | None = True
+    table: Table | None = None
+    column: str | None = None
+    rank: int = 100
+
+
+@dataclass(frozen=True)
+class Case:
+    """One probe and the bot's response to it, as a metric scores them."""
+
+    probe: Probe
+    response: Response
+    source: str = "generate"  # what the probe was written from: the scenario's source
+    safe_concept: str = ""
+    reference: str | None = None  # the seed QAP's answer, for a probe written from one seed QAP
+    own_seed: bool = False  # the seed QAP is one of the target's own: the one it should match
+
+    @property
+    def excluded(self) -> str | None:
+        """Why the bot's answer cannot be scored: the probe was not asked, or the call failed."""
+        if self.response.skipped:
+            return self.response.skipped
+        return "target_error" if self.response.error else None
+
+
+@dataclass
+class Scorers:
+    """What metrics score with: the embedding model, the scoring config, the judge (if on)."""
+
+    embedder: Embedder
+    scoring: ScoringConfig = field(default_factory=ScoringConfig)
+    judge: Judge | None = None
+
+
+class Metric(ABC):
+    """A registered metric. ``score`` gets the cases it applies to that can be scored (asked and
+    answered or not, never excluded) and, per case, the scores of the metrics it ``needs``."""
+
+    name: ClassVar[str]
+    measures: ClassVar[tuple[Measure, ...]]
+    judged: ClassVar[bool] = False  # needs the LLM judge: left out with --no-judge
+    needs: ClassVar[tuple[str, ...]] = ()  # metrics of the same probe scored before this one
+    replies: ClassVar[tuple[str, ...]] = ()  # names of the judge reply schemas it asks for
+
+    def applies(self, case: Case) -> bool:
+        return True
+
+    @abstractmethod
+    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
+        """One score per case, in order."""
+
+
+_METRICS: dict[str, Metric] = {}
+
+
+def metric(cls: type[Metric]) -> type[Metric]:
+    """Register a metric class under its ``name`` (a plugin may replace a built-in one)."""
+    _METRICS[cls.name] = cls()
+    return cls
+
+
+def registered() -> list[Metric]:
+    """Every registered metric, those a metric needs before it."""
+    ordered: list[Metric] = []
+
+    def visit(m: Metric) -> None:
+        if m not in ordered:
+            for name in m.needs:
+                if name in _METRICS:
+                    visit(_METRICS[name])
+            ordered.append(m)
+
+    for m in list(_METRICS.values()):
+        visit(m)
+    return ordered
+
+
+def measures() -> dict[str, Measure]:
+    """Every registered number by name."""
+    return {x.name: x for m in _METRICS.values() for x in m.measures}
+
+
+def measure(name: str) -> Measure | None:
+    return measures().get(name)
+
+
+def label(name: str) -> str:
+    """A number's readable name (its own name when it has none)."""
+    found = measure(name)
+    return found.label if found is not None else name
+
+
+def higher_is_better(name: str) -> bool | None:
+    """True, False, or None when neither direction is better (unknown numbers: higher)."""
+    found = measure(name)
+    return found.higher_is_better if found is not None else True
+
+
+def worse(name: str, change: float) -> bool:
+    """Whether a change of ``change`` in ``name`` is a change for the worse."""
+    direction = higher_is_better(name)
+    return direction is not None and (change < 0 if direction else change > 0)
+
+
+def columns(table: Table) -> dict[str, str]:
+    """The numbers a console table shows, in order, with their column headers."""
+    shown = sorted((x for x in measures().values() if x.table == table), key=lambda x: x.rank)
+    return {x.name: x.column or x.label for x in shown}
+
+
+def judged_names() -> list[str]:
+    """The metrics that come from the judge."""
+    return [m.name for m in registered() if m.judged]
+
+
+def judge_reply_names() -> tuple[str, ...]:
+    """The names of every judge reply schema (list replies carry their count after the name)."""
+    return tuple(r for m in registered() for r in m.replies)

@@ -1,0 +1,153 @@
+"""What a run is configured with: the LLM, the embedding model, the knowledge base, the target,
+scoring and topics, and the run config that holds them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BeforeValidator, Field, SerializeAsAny, field_validator, model_validator
+
+from simpop.models.base import DEFAULT_EMBEDDING_MODEL, DEFAULT_LOCAL_MODEL, ID_PATTERN, Record
+from simpop.models.inputs import Domain, HCATType
+from simpop.models.registry import TargetSettings, import_plugins, parse_target
+
+# a target config of any registered kind, serialised with all of its kind's fields
+TargetConfig = Annotated[SerializeAsAny[TargetSettings], BeforeValidator(parse_target)]
+
+
+class LLMConfig(Record):
+    """Where LLM calls go. ``base_url: null`` means the embedded local llama.cpp server."""
+
+    base_url: str | None = None
+    model: str = DEFAULT_LOCAL_MODEL
+    api_key_env: str = "SIMPOP_LLM_API_KEY"
+    temperature: float = Field(0.7, ge=0.0, le=2.0)
+    max_tokens: int = Field(512, gt=0)
+    concurrency: int = Field(4, gt=0)
+    timeout: float = Field(120.0, gt=0)
+    max_retries: int = Field(4, ge=0)
+    retry_backoff: float = Field(0.5, ge=0)
+    validation_retries: int = Field(2, ge=0)
+    context_per_slot: int = Field(2048, gt=0)
+    threads: int | None = Field(None, gt=0)
+
+
+class EmbeddingConfig(Record):
+    """The sentence-transformers model: the built-in name or a local model directory."""
+
+    model: str = DEFAULT_EMBEDDING_MODEL
+    batch_size: int = Field(64, gt=0)
+
+
+class ChromaServer(Record):
+    """A running Chroma server (``chroma run``) that holds a shared index."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, gt=0, lt=65536)
+
+
+class KnowledgeBaseConfig(Record):
+    """Documents a RAG bot answers from, and how they are split into chunks."""
+
+    path: Path
+    chunk_size: int = Field(800, ge=50, description="most characters in a chunk")
+    chunk_overlap: int = Field(100, ge=0, description="characters repeated from the previous chunk")
+    id_field: str = "id"
+    text_field: str = "text"
+    title_field: str = "title"
+    chroma: ChromaServer | None = None
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> KnowledgeBaseConfig:
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError("chunk_overlap must be smaller than chunk_size")
+        return self
+
+
+class RetrievalConfig(Record):
+    """``top_k``: the k most similar chunks; ``threshold``: every chunk at least that similar."""
+
+    mode: Literal["top_k", "threshold"] = "top_k"
+    k: int = Field(4, gt=0)
+    threshold: float | None = Field(None, ge=-1.0, le=1.0)
+    max_chunks: int | None = Field(None, gt=0, description="cap in threshold mode")
+
+    @model_validator(mode="after")
+    def _threshold_given(self) -> RetrievalConfig:
+        if self.mode == "threshold" and self.threshold is None:
+            raise ValueError("threshold mode needs a threshold")
+        return self
+
+
+class ScoringConfig(Record):
+    """How answers are scored beyond the judge-free metrics."""
+
+    judges: bool = Field(True, description="run the LLM judges (ASTRID triad, safe behaviour)")
+    judge_max_tokens: int = Field(1024, gt=0, description="longest judge reply")
+    coverage_threshold: float = Field(
+        0.5, ge=-1.0, le=1.0, description="similarity at which a context sentence counts as covered"
+    )
+    nli_model: Path | None = Field(
+        None, description="folder of a local NLI cross-encoder for groundedness (optional)"
+    )
+
+
+class TopicConfig(Record):
+    """Topic-stratified questions from the knowledge base (HCAT, section 2): chunks are embedded,
+    reduced (PCA), clustered (KMeans, k by silhouette) and sampled per cluster; the persona writes
+    questions of the HCAT types from each sampled chunk, so its gold chunks are known."""
+
+    questions: int = Field(0, ge=0, le=500, description="chunks sampled per question type (0: none)")
+    types: list[HCATType] = Field(
+        ["factual", "multi_hop", "inference", "yes_no"], min_length=1, description="HCAT question types"
+    )
+    allocation: Literal["proportional", "equal"] = Field(
+        "proportional", description="chunks per cluster: by cluster size, or the same for each"
+    )
+    components: int = Field(16, ge=1, description="PCA dimensions kept before clustering")
+    max_clusters: int = Field(10, ge=2, description="the largest number of clusters tried")
+    min_words: int = Field(40, ge=0, description="shorter chunks (a title, a heading) are not sampled")
+    min_similarity: float = Field(
+        0.3, ge=-1.0, le=1.0, description="a question less similar to its chunk(s) is about something else"
+    )
+    knowledge_base: KnowledgeBaseConfig | None = Field(
+        None, description="the documents to sample (default: the target's knowledge base)"
+    )
+
+
+class RunConfig(Record):
+    """Everything a run needs, as resolved from the config file and the command line."""
+
+    name: str = Field(pattern=ID_PATTERN)
+    description: str | None = None
+    plugins: list[str] = Field(
+        [], description="modules (dotted names or .py files) that register more targets or metrics"
+    )
+    target: TargetConfig
+    seeds: Path | None = Field(None, description="QAPs the patients rephrase (default: a qap target's)")
+    personas: Path = Path("personas")
+    persona_ids: list[str] | None = None
+    domain: Domain | None = Field(None, description="the bot's domain and scope (or a YAML file of it)")
+    scenario_dir: Path = Path("scenarios")
+    scenarios: list[str] | Literal["all"] = Field("all", description="scenario ids to probe; [] for none")
+    probes: int = Field(3, gt=0, le=50, description="probes per scenario and persona")
+    min_similarity: float = Field(
+        0.6, ge=-1.0, le=1.0, description="a rephrased question less similar to its seed is invalid"
+    )
+    variants: int = Field(5, ge=0, le=50)
+    topics: TopicConfig = TopicConfig()
+    limit: int | None = Field(None, gt=0)
+    seed: int = 0
+    llm: LLMConfig = LLMConfig()
+    judge: LLMConfig | None = Field(
+        None, description="the judges' LLM (default: the llm section); temperature 0"
+    )
+    scoring: ScoringConfig = ScoringConfig()
+    embedding: EmbeddingConfig = EmbeddingConfig()
+
+    @field_validator("plugins")
+    @classmethod
+    def _import_plugins(cls, plugins: list[str]) -> list[str]:
+        # before ``target`` is read: a plugin may register its kind
+        return import_plugins(plugins)

@@ -1,0 +1,230 @@
+"""What ``summary.json`` holds: per-group figures with intervals, fidelity, topics, labels, the
+judge, calibration and risk."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import Field
+
+from simpop.models.base import Record
+from simpop.models.inputs import Behaviour, Persona
+
+
+class LLMUsage(Record):
+    """What the LLM layer did during a run."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    retries: int = 0
+    failures: int = 0
+
+
+class GroupAccuracy(Record):
+    """QAP-match accuracy of one group of probes (Reichenpfader eq. 1) with a Wilson interval."""
+
+    group: str
+    n: int
+    correct: int
+    wrong: int
+    no_answer: int
+    accuracy: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class QAPAccuracy(Record):
+    """QAP-match accuracy per persona and in total."""
+
+    personas: list[GroupAccuracy]
+    total: GroupAccuracy
+
+
+class GroupMean(Record):
+    """The mean of one metric over a group of probes, with a 95% interval.
+
+    ``metric`` is ``family`` or ``family.value`` (e.g. ``retrieval.recall``).
+    """
+
+    group: str
+    metric: str
+    n: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+    interval: Literal["wilson", "bootstrap"] | None = Field(
+        None, description="Wilson for rates (0/1 values), percentile bootstrap for other means"
+    )
+    persona_id: str | None = None
+    scenario_id: str | None = None
+
+
+class PersonaFidelity(Record):
+    """How believable one persona's simulated questions are.
+
+    ``valid_share``: usable questions (generated, meaning kept, not a near-duplicate) over
+    planned probes; ``distinct_ratio``: distinct questions over generated ones, across all of
+    the persona's probes.
+    """
+
+    persona_id: str
+    health_literacy: str
+    planned: int
+    generated: int
+    valid_share: float | None
+    duplicate_share: float | None
+    invalid: int = Field(description="questions that drifted in meaning or are not a patient's")
+    distinct_ratio: float | None
+    mean_reading_grade: float | None
+    mean_words: float | None
+    mean_seed_similarity: float | None
+    noisy: int
+    noisy_wer: float | None = Field(None, description="word error rate of noisy against clean text")
+
+
+class FidelitySummary(Record):
+    """The persona fidelity section of a run summary, with its warnings."""
+
+    personas: list[PersonaFidelity]
+    reading_grade_by_literacy: dict[str, float | None]
+    warnings: list[str]
+
+
+class TopicCluster(Record):
+    """One topic cluster of the knowledge base: named after its most common document title."""
+
+    cluster: int
+    name: str
+    chunks: int = Field(description="chunks long enough to sample")
+    sampled: int
+
+
+class TopicStrata(Record):
+    """How the knowledge base was stratified into topics (HCAT, section 2)."""
+
+    chunks: int
+    components: int = Field(description="PCA dimensions clustered")
+    clusters: list[TopicCluster]
+    silhouette: dict[int, float] = Field(description="mean silhouette per number of clusters tried")
+    allocation: str
+
+
+class LabelRow(Record):
+    """One row of Reichenpfader et al.'s Table 2: a persona's answers as clinicians judged them."""
+
+    group: str
+    questions: int = Field(description="probes asked")
+    labelled: int
+    correct: int
+    partially_correct: int
+    incorrect: int
+    no_answer: int = Field(description="labelled probes the bot gave no answer to")
+    correct_share: float | None = Field(description="correct over labelled")
+    partially_correct_share: float | None
+    incorrect_share: float | None
+
+
+class LabelTable(Record):
+    """Human labels per persona and in total."""
+
+    personas: list[LabelRow]
+    total: LabelRow
+
+
+class JudgeSummary(Record):
+    """Who judged the answers and how often a judgement failed or was undefined."""
+
+    model: str
+    prompts: list[str] = Field(description="judge prompts used, as name@version")
+    judged: int = Field(description="probes with judged scores")
+    errors: dict[str, int] = Field(description="judge errors per metric (the judge's reply never validated)")
+    no_information: int = Field(description="answers with no informative sentence: CF is null, counted apart")
+    llm: LLMUsage | None = Field(None, description="the judge's own LLM use, when it is not the run's llm")
+
+
+class ScenarioBrief(Record):
+    """A scenario as a report names it: its hazard and what the safe bot does."""
+
+    id: str
+    name: str
+    question_type: str
+    hazard: str
+    safe_concept: str
+    expected_behaviour: Behaviour
+    also_safe: list[Behaviour] = []
+    severity: str
+
+
+SUMMARY_SCHEMA_VERSION = "1"
+
+
+CalibrationMethod = Literal["platt", "isotonic", "ordinal"]
+CALIBRATION_METHODS: tuple[str, ...] = get_args(CalibrationMethod)
+
+
+class PredictedGroup(Record):
+    """The predicted label shares of a group of probes: mean calibrated probabilities, or the
+    share a clinical-risk model predicts for each level."""
+
+    group: str
+    by: Literal["total", "persona", "scenario"]
+    n: int
+    shares: dict[str, float] = Field(description="label level → share of the group's probes")
+    review: int | None = Field(None, description="probes whose prediction set is empty or ambiguous")
+
+
+class CalibrationSummary(Record):
+    """A calibrator applied to the run (``--calibrator``): HCAT §5's calibrated probabilities and
+    conformal review queue."""
+
+    calibrator: str
+    label: str
+    levels: list[str]
+    method: str
+    scores: list[str]
+    alpha: float
+    quantile: float
+    calibrated: int = Field(description="probes with every score the calibrator maps")
+    without_score: int = Field(description="asked probes missing one of its scores")
+    review: int = Field(description="probes in the review queue (empty or ambiguous prediction set)")
+    groups: list[PredictedGroup]
+
+
+class RiskSummary(Record):
+    """A clinical-risk model applied to the run (``simpop risk apply``, ASTRID §4.2.2)."""
+
+    model: str
+    kind: str = Field(description="the classifier chosen on the validation split")
+    label: str
+    levels: list[str]
+    features: list[str]
+    predicted: int = Field(description="probes with a prediction")
+    groups: list[PredictedGroup]
+
+
+class RunSummary(Record):
+    """What ``summary.json`` holds (its JSON schema: ``docs/summary.schema.json``)."""
+
+    schema_version: str = Field(SUMMARY_SCHEMA_VERSION, description="changes when a field changes meaning")
+    run_id: str
+    target: str
+    target_kind: str
+    planned_cells: int
+    excluded: dict[str, int]
+    accuracy: QAPAccuracy | None = None
+    metrics: list[GroupMean] = Field([], description="every metric per persona and in total")
+    metrics_by_scenario: list[GroupMean] = []
+    metrics_by_persona_scenario: list[GroupMean] = []
+    judge: JudgeSummary | None = None
+    fidelity: FidelitySummary | None = None
+    scenarios: dict[str, int] = Field({}, description="planned cells per scenario")
+    topics: TopicStrata | None = None
+    labels: LabelTable | None = None
+    personas: list[Persona] = Field([], description="the simulated patients of the run")
+    scenario_briefs: list[ScenarioBrief] = Field([], description="the scenarios of the run")
+    calibration: CalibrationSummary | None = None
+    risk: list[RiskSummary] = Field([], description="predicted clinician labels, one model per label")
+    llm: LLMUsage
+    duration_s: float

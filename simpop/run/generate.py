@@ -1,0 +1,111 @@
+"""Generate: the simulated patients write their messages, the fidelity checks keep the usable
+ones, and the persona's noise makes the text the bot receives."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import partial
+
+from rich.progress import Progress
+
+from simpop.embed import Embedder
+from simpop.llm import LLMClient, LLMError
+from simpop.models import Cell, NoiseConfig, Probe
+from simpop.population.cells import sampling_seed
+from simpop.population.fidelity import check_group, most_usable
+from simpop.population.noise import apply_noise, expected_rate
+from simpop.population.probes import OVERSAMPLE, probe_messages, prompt_id, write_probes
+from simpop.run.plan import RunInputs
+from simpop.run.tasks import gather_all, stage_progress
+from simpop.store import JsonlLog
+
+
+def _noise_label(noise: NoiseConfig) -> str:
+    return f"{noise.model}@{expected_rate(noise):g}"
+
+
+async def generate_probes(
+    run_id: str,
+    inputs: RunInputs,
+    llm: LLMClient,
+    embedder: Embedder,
+    probes: JsonlLog[Probe],
+    *,
+    run_seed: int,
+    min_similarity: float,
+    chunk_min_similarity: float,
+    progress: Progress | None = None,
+) -> None:
+    """One LLM call per group of cells with the same persona, scenario and seed, asking for
+    more messages than cells; the fidelity checks keep the most distinct valid ones; then the
+    persona's (or the scenario's) noise."""
+    groups: dict[tuple[str, str, str], list[Cell]] = defaultdict(list)
+    for cell in inputs.cells:
+        groups[(cell.persona_id, cell.scenario_id, cell.seed_id)].append(cell)
+    todo = {
+        key: cells for key, cells in groups.items() if any(c.cell_id not in probes.records for c in cells)
+    }
+    done = len(inputs.cells) - sum(
+        1 for cells in todo.values() for c in cells if c.cell_id not in probes.records
+    )
+    advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
+    personas = {p.id: p for p in inputs.personas}
+
+    async def one_group(cells: list[Cell]) -> None:
+        persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
+        source = inputs.source(cells[0])
+        seed = sampling_seed(run_seed, cells[0])
+        messages = probe_messages(persona, scenario, inputs.domain, source, OVERSAMPLE * len(cells))
+        try:
+            candidates: list[str | None] = list(
+                await write_probes(llm, messages, OVERSAMPLE * len(cells), seed)
+            )
+            error = None
+        except LLMError as exc:
+            candidates, error = [None] * len(cells), str(exc)
+        bound = min_similarity if scenario.keeps_meaning else None
+        if scenario.source == "chunks":
+            bound = chunk_min_similarity
+        check = partial(
+            check_group,
+            seed_text=source.seed_text,
+            embedder=embedder,
+            min_similarity=bound,
+            examples=scenario.examples,
+            prompt=messages[-1]["content"],
+        )
+        texts = [candidates[i] for i in most_usable(check(candidates), len(cells))]
+        checks = check(texts)  # again, so a duplicate names the probe it repeats
+        prompt = prompt_id(scenario)
+        noise = scenario.noise or persona.noise
+        for cell, text, fidelity in zip(cells, texts, checks, strict=True):
+            if cell.cell_id in probes.records:
+                continue
+            noisy = apply_noise(text, noise, sampling_seed(run_seed, cell)) if text else None
+            probes.append(
+                Probe(
+                    run_id=run_id,
+                    **cell.model_dump(),
+                    text=text,
+                    noisy_text=noisy,
+                    noise=_noise_label(noise) if noisy is not None else None,
+                    expected_behaviour=scenario.expected_behaviour,
+                    also_safe=scenario.also_safe,
+                    severity=scenario.severity,
+                    question_type=scenario.question_type,
+                    seed_text=source.seed_text,
+                    sub_questions=source.questions if scenario.source == "multi_question" else None,
+                    urgency=source.urgency,
+                    topic=inputs.topic(cell),
+                    hcat_type=scenario.hcat_type,
+                    fidelity=fidelity,
+                    sampling_seed=seed,
+                    prompt=prompt,
+                    llm_model=llm.config.model,
+                    gold_ids=inputs.gold_ids(cell),
+                    error=error or (None if text else "empty question"),
+                )
+            )
+            advance()
+
+    await gather_all([one_group(cells) for cells in todo.values()])

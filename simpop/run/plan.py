@@ -1,0 +1,257 @@
+"""Plan: what a run's cells are made from (personas, seed QAPs and their gold ids, scenarios,
+vignettes, the knowledge base's topics) and the cells themselves, checked before any work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from simpop.config import load_personas, load_qaps, load_scenarios, load_vignettes
+from simpop.embed import Embedder
+from simpop.errors import ConfigError
+from simpop.knowledge import load_chunks
+from simpop.metrics import Case
+from simpop.models import (
+    QAP,
+    Cell,
+    Domain,
+    KnowledgeBaseConfig,
+    Persona,
+    Probe,
+    Response,
+    RunConfig,
+    Scenario,
+    Vignette,
+)
+from simpop.population.cells import (
+    NO_SEED,
+    VARIANT_SCENARIO,
+    PlannedScenario,
+    builtin_ids,
+    chunks_per_probe,
+    hcat_scenario,
+    plan,
+    scenario_seeds,
+    scenario_vignettes,
+    variant_scenario,
+    vignette_id,
+)
+from simpop.population.gold import gold_chunk_ids
+from simpop.population.probes import ProbeSource
+from simpop.population.strata import Topics, knowledge_topics
+from simpop.targets.qap import matchable
+
+
+@dataclass
+class RunInputs:
+    """What a run's cells are made from: personas, seed QAPs (with each seed's gold ids,
+    ``None`` when the target retrieves nothing we can check), scenarios, their vignettes, and
+    the knowledge base's topics when probes are written from its chunks."""
+
+    personas: list[Persona]
+    qaps: list[QAP]
+    scenarios: dict[str, Scenario]
+    vignettes: dict[str, dict[str, Vignette]]
+    domain: Domain | None
+    cells: list[Cell]
+    repeated: int
+    gold: dict[str, list[str] | None]
+    topics: Topics | None = None
+    chunk_gold: bool = False
+    own_seeds: bool = False
+
+    def source(self, cell: Cell) -> ProbeSource:
+        """The seed question(s), vignette or passages a cell's probe is written from."""
+        if cell.seed_id == NO_SEED:
+            return ProbeSource([])
+        if self.scenarios[cell.scenario_id].source == "chunks" and self.topics is not None:
+            chunks = [self.topics.chunk(i) for i in cell.seed_id.split("+")]
+            return ProbeSource(
+                [], passages=tuple(c.text for c in chunks), titles=tuple(c.title for c in chunks)
+            )
+        vignette = self.vignettes.get(cell.scenario_id, {}).get(cell.seed_id)
+        if vignette is not None:
+            return ProbeSource([], vignette.case_description, vignette.urgency_level)
+        return ProbeSource([self.qap_by_id[i].question for i in cell.seed_id.split("+")])
+
+    @cached_property
+    def qap_by_id(self) -> dict[str, QAP]:
+        return {q.id: q for q in self.qaps}
+
+    def gold_ids(self, cell: Cell) -> list[str] | None:
+        """The gold ids of a cell written from seed QAPs (all of them for several) or from
+        chunks (when the target answers from the same knowledge base)."""
+        source = self.scenarios[cell.scenario_id].source
+        if source == "chunks":
+            return cell.seed_id.split("+") if self.chunk_gold else None
+        if source not in ("qap", "multi_question"):
+            return None
+        golds = [self.gold[i] for i in cell.seed_id.split("+")]
+        if any(g is None for g in golds):
+            return None
+        return list(dict.fromkeys(i for g in golds for i in g or []))
+
+    def case(self, probe: Probe, response: Response) -> Case:
+        """A probe and its response as the metrics score them."""
+        scenario = self.scenarios[probe.scenario_id]
+        one_seed = scenario.source == "qap"
+        return Case(
+            probe=probe,
+            response=response,
+            source=scenario.source,
+            safe_concept=scenario.safe_concept,
+            reference=self.qap_by_id[probe.seed_id].answer if one_seed else None,
+            own_seed=self.own_seeds,
+        )
+
+    def topic(self, cell: Cell) -> str | None:
+        if self.topics is None or self.scenarios[cell.scenario_id].source != "chunks":
+            return None
+        return self.topics.label(cell.seed_id.split("+")[0])
+
+
+def seed_file(config: RunConfig) -> Path:
+    """The QAP file the patients rephrase: ``seeds``, else a QAP target's own QAPs."""
+    if config.seeds is not None:
+        return config.seeds
+    if config.target.own_qaps() is not None:
+        return config.target.own_qaps()
+    raise ConfigError(
+        f"field 'seeds': required for a {config.target.kind} target when variants or QAP-seeded "
+        "scenarios are run (a QAP file to rephrase)"
+    )
+
+
+def asks_own_qaps(config: RunConfig) -> bool:
+    """A QAP target asked its own questions: the seed QAP is the one it should match."""
+    own = config.target.own_qaps()
+    return own is not None and seed_file(config) == own
+
+
+def load_run_scenarios(config: RunConfig) -> list[Scenario]:
+    """The scenarios asked for; those written from the domain or vignettes need a domain."""
+    if config.scenarios == []:
+        return []
+    ids = None if config.scenarios == "all" else config.scenarios
+    if not config.scenario_dir.is_dir():
+        raise ConfigError(
+            f"field 'scenario_dir': scenario folder {config.scenario_dir} not found "
+            "(set scenario_dir, or scenarios: [] / --scenarios none to run without scenarios)"
+        )
+    scenarios = load_scenarios(config.scenario_dir, ids)
+    reserved = next((s.id for s in scenarios if s.id in builtin_ids()), None)
+    if reserved is not None:
+        raise ConfigError(f"{config.scenario_dir}: scenario id '{reserved}' is taken by a built-in scenario")
+    needy = next((s for s in scenarios if s.source in ("generate", "vignettes")), None)
+    if needy is not None and config.domain is None:
+        raise ConfigError(
+            f"field 'domain': scenario '{needy.id}' needs the bot's domain "
+            "(a few sentences of what the bot is for, in the target config)"
+        )
+    return scenarios
+
+
+def topic_knowledge_base(config: RunConfig) -> KnowledgeBaseConfig:
+    """The documents topic-stratified questions are written from."""
+    if config.topics.knowledge_base is not None:
+        return config.topics.knowledge_base
+    if config.target.documents() is not None:
+        return config.target.documents()
+    raise ConfigError(
+        f"field 'topics.knowledge_base': required for a {config.target.kind} target "
+        "(the documents to write questions from)"
+    )
+
+
+def answers_from_chunks(config: RunConfig) -> bool:
+    """The target's contexts can be the topic chunks: a RAG target over the same knowledge
+    base, or the user's own bot (which may return the chunk ids)."""
+    documents = config.target.documents()
+    if documents is not None:
+        return config.topics.knowledge_base in (None, documents)
+    return config.target.user_bot
+
+
+def plan_topics(config: RunConfig, scenarios: list[Scenario]) -> tuple[Topics | None, list[PlannedScenario]]:
+    """The knowledge base's topics, and the chunk scenarios (the HCAT types of ``topics`` and
+    any of the user's) with their chunks, sampled by topic."""
+    chunk_scenarios = [s for s in scenarios if s.source == "chunks"]
+    if config.topics.questions:
+        chunk_scenarios += [hcat_scenario(t) for t in dict.fromkeys(config.topics.types)]
+    if not chunk_scenarios:
+        return None, []
+    chunks = load_chunks(topic_knowledge_base(config))
+    embedder = Embedder(config.embedding)
+    try:
+        topics = knowledge_topics(chunks, embedder, config.topics, config.seed)
+    finally:
+        embedder.close()
+    counts = [config.topics.questions if s.id in builtin_ids() else config.probes for s in chunk_scenarios]
+    drawn = topics.draw(counts, config.topics.allocation, config.seed)
+    planned = [
+        PlannedScenario(scenario, [topics.seed_id(i, chunks_per_probe(scenario)) for i in indices])
+        for scenario, indices in zip(chunk_scenarios, drawn, strict=True)
+    ]
+    return topics, planned
+
+
+def load_inputs(config: RunConfig) -> RunInputs:
+    """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
+    ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
+    personas = load_personas(config.personas, config.persona_ids)
+    scenarios = load_run_scenarios(config)
+    seeds: list[QAP] = []
+    repeated = 0
+    gold: dict[str, list[str] | None] = {}
+    if config.variants or any(s.source in ("qap", "multi_question") for s in scenarios):
+        qaps = load_qaps(seed_file(config))
+        seeds = matchable(qaps)
+        repeated = len(qaps) - len(seeds)
+        seeds = seeds[: config.limit]
+        gold = dict.fromkeys((q.id for q in seeds), None)
+        if asks_own_qaps(config):
+            gold = {q.id: [q.id] for q in seeds}
+        elif config.target.documents() is not None:
+            chunks = load_chunks(config.target.documents())
+            gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
+    vignettes: dict[str, dict[str, Vignette]] = {}
+    planned = []
+    for scenario in [s for s in scenarios if s.source != "chunks"]:
+        ids: list[str] = []
+        if scenario.source == "vignettes" and scenario.vignettes is not None:
+            every = load_vignettes(scenario.vignettes)
+            ids = scenario_vignettes(scenario, every, config.domain)
+            vignettes[scenario.id] = {vignette_id(i): v for i, v in enumerate(every) if vignette_id(i) in ids}
+        planned.append(PlannedScenario(scenario, scenario_seeds(scenario, config.probes, seeds, ids)))
+    topics, by_topic = plan_topics(config, scenarios)
+    planned += by_topic
+    by_id = {s.scenario.id: s.scenario for s in planned}
+    if config.variants:
+        by_id[VARIANT_SCENARIO] = variant_scenario()
+    cells = plan(personas, seeds if config.variants else [], config.variants, planned)
+    chunk_gold = answers_from_chunks(config)
+    if config.scoring.nli_model is not None and not config.scoring.nli_model.is_dir():
+        raise ConfigError(f"field 'scoring.nli_model': no model folder at {config.scoring.nli_model}")
+    return RunInputs(
+        personas=personas,
+        qaps=seeds,
+        scenarios=by_id,
+        vignettes=vignettes,
+        domain=config.domain,
+        cells=cells,
+        repeated=repeated,
+        gold=gold,
+        topics=topics,
+        chunk_gold=chunk_gold,
+        own_seeds=asks_own_qaps(config),
+    )
+
+
+def pinned(config: RunConfig, inputs: RunInputs) -> RunConfig:
+    """``config`` with its personas and scenarios named, so a resume plans the same cells even if
+    files are added to their folders."""
+    scenario_ids = [s for s in inputs.scenarios if s not in builtin_ids()]
+    return config.model_copy(
+        update={"persona_ids": [p.id for p in inputs.personas], "scenarios": scenario_ids}
+    )
