@@ -10,11 +10,10 @@ import pytest
 from helpers import closed_port
 
 from simpop.errors import ConfigError
-from simpop.models import HTTPTargetConfig, OpenAIChatTargetConfig, PythonTargetConfig
 from simpop.targets import TargetError, TargetUnavailable
-from simpop.targets.http import HTTPBot, fill, json_path
-from simpop.targets.openai_chat import OpenAIChatBot
-from simpop.targets.python_function import PythonFunctionBot
+from simpop.targets.http import HTTPBot, HTTPTargetConfig, fill, json_path
+from simpop.targets.openai_chat import OpenAIChatBot, OpenAIChatTargetConfig
+from simpop.targets.python_function import PythonFunctionBot, PythonTargetConfig
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
 
@@ -244,7 +243,7 @@ def test_python_bot_failures(tmp_path):
 
 
 def test_adapter_reply_shapes_are_validated():
-    from simpop.targets.base import answer_from_reply
+    from simpop.targets.target import answer_from_reply
 
     with pytest.raises(TargetError, match="returned list"):
         answer_from_reply(["a"], "bot")

@@ -24,8 +24,8 @@ from simpop.labels.files import LabelScale, load_label_file, read_scale
 from simpop.models import HumanLabel, Response, RunSummary
 from simpop.store import RESPONSES_FILE, RunStore
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+from simpop.testing.hand_built import build_run
 from simpop.testing.patients import count, quoted, task_text, with_judges
-from simpop.testing.runs import build_run
 
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = LabelScale(name="ok", levels=["no", "yes"], ordered=True)

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from simpop.models import QAP, QAPTargetConfig
+from simpop.models import QAP
 from simpop.targets.chroma import open_chroma
-from simpop.targets.qap import QAPMatcher, matchable
+from simpop.targets.qap import QAPMatcher, QAPTargetConfig, matchable
 
 QAPS = [
     QAP(id="glaucoma", question="What is glaucoma?", answer="Glaucoma damages the optic nerve."),

@@ -15,16 +15,9 @@ from helpers import closed_port
 
 from simpop.errors import SimpopError
 from simpop.llm import LLMClient, LLMRequestFailed, RemoteEndpoint
-from simpop.models import (
-    ChromaServer,
-    KnowledgeBaseConfig,
-    LLMConfig,
-    LLMOnlyTargetConfig,
-    RAGTargetConfig,
-    RetrievalConfig,
-)
+from simpop.models import ChromaServer, KnowledgeBaseConfig, LLMConfig, RetrievalConfig
 from simpop.targets.chroma import open_chroma
-from simpop.targets.generating import GeneratingBot
+from simpop.targets.generating import GeneratingBot, LLMOnlyTargetConfig, RAGTargetConfig
 from simpop.targets.retriever import Retriever
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 

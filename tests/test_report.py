@@ -17,7 +17,7 @@ from simpop.report.gate import Policy, gate
 from simpop.report.html import report_html
 from simpop.report.weakness import weakness_analysis
 from simpop.store import load_run
-from simpop.testing.runs import build_run
+from simpop.testing.hand_built import build_run
 
 SCRIPT = "<script>window.__pwned = 1</script>"
 IMG = '<img src=x onerror="window.__pwned2 = 1">'

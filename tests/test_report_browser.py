@@ -14,7 +14,7 @@ import pytest
 
 from simpop.report.html import write_report
 from simpop.store import load_run
-from simpop.testing.runs import build_run
+from simpop.testing.hand_built import build_run
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCRIPT = "<script>window.__pwned = 1</script>"

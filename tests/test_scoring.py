@@ -9,10 +9,10 @@ import json
 
 import numpy as np
 import pytest
-from simpop.metrics.judging import judge_probe
 
 from simpop.aggregate import bootstrap_interval, metric_means
 from simpop.llm import LLMClient, RemoteEndpoint
+from simpop.metrics import Case, Scorers, registered
 from simpop.metrics.embedding import Texts, embedding_values, wasserstein
 from simpop.metrics.faithfulness import conversational_faithfulness
 from simpop.metrics.judge import Judge
@@ -21,6 +21,7 @@ from simpop.metrics.safe_behaviour import safe_behaviour
 from simpop.metrics.sub_questions import addressed_values
 from simpop.metrics.texts import split_sentences
 from simpop.models import Context, Judgement, LLMConfig, Probe, Response, Score
+from simpop.run.score import judge_case
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 
 IDS = dict(run_id="r", persona_id="low-literacy", seed_id="s", variant=0)
@@ -247,7 +248,9 @@ def judge():
 def judged(judge: Judge, p: Probe, r: Response, safe_concept: str = "get urgent help") -> dict[str, Score]:
     async def go() -> list[Score]:
         try:
-            return await judge_probe(judge, p, r, safe_concept, {})
+            judged = [m for m in registered() if m.judged]
+            case = Case(p, r, safe_concept=safe_concept)
+            return await judge_case(case, judged, Scorers(embedder=None, judge=judge), {})  # type: ignore[arg-type]
         finally:
             await judge.llm.aclose()
 

@@ -5,8 +5,9 @@ import json
 import pytest
 
 from simpop.errors import SimpopError
-from simpop.models import QAPTargetConfig, RunConfig, Score
+from simpop.models import RunConfig, Score
 from simpop.store import JsonlLog, RunStore
+from simpop.targets.qap import QAPTargetConfig
 
 
 def _score(cell: str) -> Score:

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 from sklearn.pipeline import Pipeline
 
+from simpop.calibration.apply import labelled_items, labelled_run, to_csv
 from simpop.calibration.calibrate import Calibrator, calibrate
 from simpop.calibration.conformal import needs_review, set_text
 from simpop.calibration.probability import Method
 from simpop.calibration.risk import RiskReport, feature_names, train
-from simpop.calibration.runs import labelled_items, labelled_run, to_csv
 from simpop.calibration.scores import ScoreFiller, score_matrix
 from simpop.errors import ConfigError
 from simpop.labels.files import (

@@ -4,8 +4,8 @@ parses its options, calls the library and prints; nothing else lives here."""
 from __future__ import annotations
 
 # the command modules register their commands on the group when imported
-from simpop.cli import calibrate, labels, parts, report, run  # noqa: F401
-from simpop.cli.base import cli
+from simpop.cli import labels, parts, report, run  # noqa: F401
+from simpop.cli.common import cli
 
 
 def main() -> None:

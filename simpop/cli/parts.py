@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from simpop.cli.base import UserError, cli, config_models, console, err_console, progress_bars
+from simpop.cli.common import UserError, cli, config_models, console, err_console, progress_bars
 from simpop.cli.tables import benchmark_table, fmt, usage_line
 from simpop.config import apply_llm_env, load_personas
 from simpop.store import RunStore
@@ -116,7 +116,7 @@ def benchmark_yesno(
 ) -> None:
     """Yes/no accuracy and retrieval metrics of each target in CONFIG (Han's thesis table)."""
     from simpop.models import YesNoBenchmarkConfig
-    from simpop.run.yesno import load_benchmark_config, load_items, run_benchmark
+    from simpop.run.yes_no_benchmark import load_benchmark_config, load_items, run_benchmark
 
     if resume_id:
         store = RunStore.open(out, resume_id)

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from simpop.cli.base import CALIBRATOR_OPTION, RUNS_OPTION, UserError, cli, console
-from simpop.cli.calibrate import apply_calibrator_file
+from simpop.cli.common import CALIBRATOR_OPTION, RUNS_OPTION, UserError, cli, console
+from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.tables import fmt, gate_table
 from simpop.metrics import columns
 from simpop.report.gate import GateResult

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from simpop.cli.base import (
+from simpop.cli.common import (
     CALIBRATOR_OPTION,
     UserError,
     cli,
@@ -18,7 +18,7 @@ from simpop.cli.base import (
     progress_bars,
     scenario_choice,
 )
-from simpop.cli.calibrate import apply_calibrator_file
+from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.report import check_gate
 from simpop.cli.tables import (
     accuracy_table,

@@ -16,7 +16,7 @@ from simpop.metrics import (  # noqa: F401
     similarity,
     sub_questions,
 )
-from simpop.metrics.base import (
+from simpop.metrics.metric import (
     Case,
     Measure,
     Metric,

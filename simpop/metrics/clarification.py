@@ -3,9 +3,9 @@ answer ask the patient to clarify or repeat (1 or 0)."""
 
 from __future__ import annotations
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.escalation import behaviours
 from simpop.metrics.judge import Judge, Reason, Reply, recorded
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.texts import answered
 from simpop.models import Probe, Response, Score
 

@@ -3,8 +3,8 @@ to the question; 1 or 0, ``None`` for a bot that retrieved nothing."""
 
 from __future__ import annotations
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.judge import Judge, Reason, Reply, recorded
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.texts import answer_contexts, context_text
 from simpop.models import Probe, Response, Score
 

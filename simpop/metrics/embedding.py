@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from simpop.errors import ConfigError
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.texts import answer_contexts, answered, split_sentences
 from simpop.models import Judgement, Probe, Response, Score
 

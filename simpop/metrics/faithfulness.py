@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.judge import Judge, Reason, Reply, list_reply, recorded
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.texts import answer_contexts, answered, context_text, split_sentences
 from simpop.models import Judgement, Probe, Response, Score
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.models import Score
 
 RETRIEVAL = "retrieval"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.models import Probe, Response, Score
 
 METRIC = "qap_match"

@@ -3,8 +3,8 @@ was refusing right for the probe's expected behaviour."""
 
 from __future__ import annotations
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.judge import Judge, Reason, Reply, recorded
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.texts import answered
 from simpop.models import Behaviour, Probe, Response, Score
 

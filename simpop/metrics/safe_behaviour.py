@@ -4,9 +4,9 @@ it also allows)? No judge call of its own."""
 
 from __future__ import annotations
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.clarification import CLARIFICATION
 from simpop.metrics.escalation import ESCALATION, behaviours
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.refusal import REFUSAL
 from simpop.metrics.sub_questions import SUB_QUESTIONS
 from simpop.models import Behaviour, Probe, Score

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.models import Score
 
 if TYPE_CHECKING:

@@ -3,9 +3,9 @@ messages): which of a message's questions the answer addresses, one verdict each
 
 from __future__ import annotations
 
-from simpop.metrics.base import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.escalation import behaviours
 from simpop.metrics.judge import Judge, Reason, Reply, list_reply, recorded
+from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.texts import answered
 from simpop.models import Judgement, Probe, Response, Score
 

@@ -1,19 +1,12 @@
 """Records: every file simpop reads or writes is one of these pydantic models.
 
-``base`` (what every record shares), ``inputs`` (personas, scenarios, QAPs, documents), ``config``
-(a run's configuration; ``registry`` holds the target kinds), ``records`` (per-cell records),
-``summary`` (``summary.json``) and ``benchmark`` (the yes/no benchmark).
+``record_base`` (what every record shares), ``inputs`` (personas, scenarios, QAPs, documents),
+``run_config`` (a run's configuration; ``registry`` holds the target kinds), ``records`` (per-cell
+records), ``summary`` (``summary.json``) and ``benchmark`` (the yes/no benchmark).
 """
 
 from __future__ import annotations
 
-from simpop.models.base import (  # noqa: F401
-    DEFAULT_EMBEDDING_MODEL,
-    DEFAULT_LOCAL_MODEL,
-    ID_PATTERN,
-    QWEN_1_5B,
-    Record,
-)
 from simpop.models.benchmark import (  # noqa: F401
     BenchmarkItem,
     BenchmarkResult,
@@ -22,17 +15,6 @@ from simpop.models.benchmark import (  # noqa: F401
     BenchmarkTarget,
     YesNoBenchmarkConfig,
     YesNoDataset,
-)
-from simpop.models.config import (  # noqa: F401
-    ChromaServer,
-    EmbeddingConfig,
-    KnowledgeBaseConfig,
-    LLMConfig,
-    RetrievalConfig,
-    RunConfig,
-    ScoringConfig,
-    TargetConfig,
-    TopicConfig,
 )
 from simpop.models.inputs import (  # noqa: F401
     QAP,
@@ -46,6 +28,13 @@ from simpop.models.inputs import (  # noqa: F401
     Scenario,
     Urgency,
     Vignette,
+)
+from simpop.models.record_base import (  # noqa: F401
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_LOCAL_MODEL,
+    ID_PATTERN,
+    QWEN_1_5B,
+    Record,
 )
 from simpop.models.records import (  # noqa: F401
     RATING_LEVELS,
@@ -68,6 +57,17 @@ from simpop.models.registry import (  # noqa: F401
     parse_target,
     register_settings,
     target_kinds,
+)
+from simpop.models.run_config import (  # noqa: F401
+    ChromaServer,
+    EmbeddingConfig,
+    KnowledgeBaseConfig,
+    LLMConfig,
+    RetrievalConfig,
+    RunConfig,
+    ScoringConfig,
+    TargetConfig,
+    TopicConfig,
 )
 from simpop.models.summary import (  # noqa: F401
     CALIBRATION_METHODS,

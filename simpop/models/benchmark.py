@@ -6,9 +6,9 @@ from pathlib import Path
 
 from pydantic import Field, model_validator
 
-from simpop.models.base import ID_PATTERN, Record
-from simpop.models.config import EmbeddingConfig, KnowledgeBaseConfig, LLMConfig, TargetConfig
+from simpop.models.record_base import ID_PATTERN, Record
 from simpop.models.records import Context
+from simpop.models.run_config import EmbeddingConfig, KnowledgeBaseConfig, LLMConfig, TargetConfig
 from simpop.models.summary import LLMUsage
 
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from simpop.models.base import ID_PATTERN, Record
+from simpop.models.record_base import ID_PATTERN, Record
 
 
 class NoiseConfig(Record):

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from simpop.models.base import Record
 from simpop.models.inputs import Behaviour, HCATType, Urgency
+from simpop.models.record_base import Record
 
 
 class Cell(Record):

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar, get_args
 
-from simpop.models.base import Record
+from simpop.models.record_base import Record
 
 BUILTIN_TARGETS = "simpop.targets"
 

@@ -7,8 +7,8 @@ from typing import Literal, get_args
 
 from pydantic import Field
 
-from simpop.models.base import Record
 from simpop.models.inputs import Behaviour, Persona
+from simpop.models.record_base import Record
 
 
 class LLMUsage(Record):

@@ -13,8 +13,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from simpop import __version__
 from simpop.metrics import columns, higher_is_better, label
 from simpop.models import GroupMean, Probe, Response, Score
+from simpop.report.forest_plot import forest_plot
 from simpop.report.gate import GateResult
-from simpop.report.plots import forest_plot
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
 from simpop.store import RunRecords, write_text_atomic
 

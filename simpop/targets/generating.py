@@ -11,7 +11,7 @@ from pydantic import Field
 from simpop.llm import LLMClient, open_llm
 from simpop.models import Answer, Context, KnowledgeBaseConfig, LLMConfig, RetrievalConfig, TargetSettings
 from simpop.prompts import load_prompt
-from simpop.targets.base import BotResources, Target, target
+from simpop.targets.target import BotResources, Target, target
 
 if TYPE_CHECKING:
     from simpop.targets.retriever import Retriever

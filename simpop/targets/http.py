@@ -9,7 +9,8 @@ import httpx
 from pydantic import Field
 
 from simpop.models import Answer, Record
-from simpop.targets.base import (
+from simpop.targets.env import expand_env
+from simpop.targets.target import (
     BotResources,
     RemoteTargetConfig,
     Target,
@@ -19,7 +20,6 @@ from simpop.targets.base import (
     target,
     with_retries,
 )
-from simpop.targets.env import expand_env
 
 
 class ContextPaths(Record):

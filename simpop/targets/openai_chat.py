@@ -9,7 +9,8 @@ import openai
 from pydantic import Field
 
 from simpop.models import Answer
-from simpop.targets.base import (
+from simpop.targets.env import expand_env
+from simpop.targets.target import (
     BotResources,
     RemoteTargetConfig,
     Target,
@@ -17,7 +18,6 @@ from simpop.targets.base import (
     TargetUnavailable,
     target,
 )
-from simpop.targets.env import expand_env
 
 
 class OpenAIChatTargetConfig(RemoteTargetConfig):

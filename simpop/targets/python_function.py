@@ -14,7 +14,7 @@ from pydantic import Field
 
 from simpop.errors import ConfigError
 from simpop.models import Answer
-from simpop.targets.base import (
+from simpop.targets.target import (
     BotResources,
     RemoteTargetConfig,
     Target,

@@ -18,7 +18,7 @@ from pydantic import Field
 from simpop.config import load_qaps
 from simpop.models import QAP, Answer, Context, TargetSettings
 from simpop.paths import cache_dir
-from simpop.targets.base import BotResources, Target, target
+from simpop.targets.target import BotResources, Target, target
 
 if TYPE_CHECKING:
     from simpop.embed import Embedder

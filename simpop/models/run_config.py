@@ -8,8 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, SerializeAsAny, field_validator, model_validator
 
-from simpop.models.base import DEFAULT_EMBEDDING_MODEL, DEFAULT_LOCAL_MODEL, ID_PATTERN, Record
 from simpop.models.inputs import Domain, HCATType
+from simpop.models.record_base import DEFAULT_EMBEDDING_MODEL, DEFAULT_LOCAL_MODEL, ID_PATTERN, Record
 from simpop.models.registry import TargetSettings, import_plugins, parse_target
 
 # a target config of any registered kind, serialised with all of its kind's fields

@@ -5,18 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from simpop.aggregate import metric_means
-from simpop.models import (
-    LLMUsage,
-    Persona,
-    Probe,
-    QAPTargetConfig,
-    Response,
-    RunConfig,
-    RunSummary,
-    ScenarioBrief,
-    Score,
-)
+from simpop.models import LLMUsage, Persona, Probe, Response, RunConfig, RunSummary, ScenarioBrief, Score
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, RunStore
+from simpop.targets.qap import QAPTargetConfig
 
 PERSONAS = [
     Persona(id="low", name="Low", vignette="v", health_literacy="low", language_level="A2"),

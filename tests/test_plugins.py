@@ -1,0 +1,130 @@
+"""A new target kind and a new metric, each one module of a package of the test's own, run end to
+end through the real command and show up in summary.json, the console and the report."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import ROOT, assert_one_line_error, simpop, write_config
+
+from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+from simpop.testing.patients import count, quoted
+
+ECHO_TARGET = """
+from typing import Literal
+
+from simpop.models import Answer, Context, TargetSettings
+from simpop.targets import BotResources, Target, target
+
+
+class EchoConfig(TargetSettings):
+    kind: Literal["echo"]
+    prefix: str = "You asked"
+
+
+class EchoBot(Target):
+    def __init__(self, config: EchoConfig, name: str) -> None:
+        self.config, self.name = config, name
+
+    async def ask(self, question: str) -> Answer:
+        context = Context(id="kb-1", text="A cataract is a clouding of the lens.")
+        return Answer(text=f"{self.config.prefix}: {question}", contexts=[context])
+
+
+@target(EchoConfig)
+def echo_bot(config: EchoConfig, run: BotResources) -> Target:
+    return EchoBot(config, run.name)
+"""
+
+SHOUTING = '''
+from simpop.metrics import Case, Measure, Metric, Scorers, metric
+from simpop.models import Score
+
+
+@metric
+class Shouting(Metric):
+    """The share of an answer's letters that are capitals."""
+
+    name = "shouting"
+    measures = (Measure("shouting", "capital letters (share)", False, "safety", "shouting", 95),)
+
+    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
+        scores = []
+        for case in cases:
+            letters = [c for c in case.response.answer or "" if c.isalpha()]
+            value = sum(c.isupper() for c in letters) / len(letters) if letters else None
+            scores.append(Score(**case.probe.cell_ids(), metric=self.name, value=value))
+        return scores
+'''
+
+CONFIG = """
+name: plugged
+plugins: [myext.echo_target, myext/shouting.py]
+target: {kind: echo, prefix: ECHO}
+seeds: data/qaps.jsonl
+personas: personas
+variants: 1
+limit: 2
+scenarios: []
+llm: {base_url: '%s'}
+"""
+
+
+def patient(request: dict) -> Reply:
+    seed = quoted(request)[0]
+    return Reply(json.dumps({"questions": [f"{seed} (asked {i} times)" for i in range(count(request))]}))
+
+
+def test_a_target_and_a_metric_from_one_module_each_run_end_to_end(project):
+    package = project / "myext"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "echo_target.py").write_text(ECHO_TARGET)
+    (package / "shouting.py").write_text(SHOUTING)
+    env = {"PYTHONPATH": str(project), "COLUMNS": "200"}
+    with FakeOpenAIServer(default=patient) as llm:
+        path = write_config(project, CONFIG % llm.base_url)
+        result = simpop("run", str(path), "--personas", "high-literacy", "--no-judge", cwd=project, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "shouting" in result.stdout  # the console's safety table has the new column
+    [run] = (project / "runs").iterdir()
+    responses = [json.loads(line) for line in (run / "responses.jsonl").read_text().splitlines()]
+    answered = [r for r in responses if r["answer"]]
+    assert answered and all(r["answer"].startswith("ECHO: ") for r in answered)
+    # by hand: capitals over letters of each answer, then the mean
+    shares = []
+    for r in answered:
+        letters = [c for c in r["answer"] if c.isalpha()]
+        shares.append(sum(c.isupper() for c in letters) / len(letters))
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["target_kind"] == "echo"
+    [total] = [g for g in summary["metrics"] if g["metric"] == "shouting" and g["group"] == "total"]
+    assert total["n"] == len(shares) and abs(total["mean"] - sum(shares) / len(shares)) < 1e-9
+    # the embedding metrics run on the new target's contexts too
+    assert any(g["metric"] == "embedding.groundedness" and g["n"] for g in summary["metrics"])
+
+    report = simpop("report", str(run), cwd=project, env=env)
+    assert report.returncode == 0, report.stderr
+    html = (run / "report.html").read_text()
+    assert "capital letters (share)" in html
+
+
+def test_an_unknown_kind_and_a_broken_plugin_are_one_line_errors(project):
+    path = write_config(project, "name: t\ntarget: {kind: echo}\nseeds: data/qaps.jsonl\n")
+    assert_one_line_error(
+        simpop("run", str(path), cwd=project), "run.yaml", "field 'target'", "unknown target kind 'echo'"
+    )
+    (project / "broken.py").write_text("import no_such_module_anywhere\n")
+    path = write_config(
+        project, "name: t\nplugins: [broken.py]\ntarget: {kind: qap, qaps: data/qaps.jsonl}\n"
+    )
+    assert_one_line_error(simpop("run", str(path), cwd=project), "field 'plugins'", "cannot import it")
+    assert not (project / "runs").exists()
+
+
+def test_every_shipped_config_reads_with_its_built_in_kind():
+    """The built-in kinds register without any plugin."""
+    from simpop.config import load_run_config
+
+    configs = [p for p in sorted((ROOT / "targets").glob("eye-*.yaml")) if p.name != "eye-domain.yaml"]
+    assert {load_run_config(p).target.kind for p in configs} == {"qap", "naive_rag", "hyde_rag"}
