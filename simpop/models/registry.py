@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar, get_args
 
+from pydantic_core import PydanticCustomError
+
 from simpop.models.record_base import Record
 
 BUILTIN_TARGETS = "simpop.targets"
@@ -60,12 +62,20 @@ def parse_target(value: Any) -> TargetSettings:
     """A target config of the kind ``value`` names (its errors are located under ``target``)."""
     if isinstance(value, TargetSettings):
         return value
-    if not isinstance(value, dict) or "kind" not in value:
-        raise ValueError("a target is a mapping with a 'kind'")
+    if not isinstance(value, dict):
+        raise PydanticCustomError(
+            "model_attributes_type", "Input should be a valid dictionary or object to extract fields from"
+        )
+    if "kind" not in value:
+        raise PydanticCustomError("union_tag_not_found", "Unable to extract tag using discriminator 'kind'")
     kinds = target_kinds()
     settings = kinds.get(value["kind"])
-    if settings is None:
-        raise ValueError(f"unknown target kind {value['kind']!r} (known: {', '.join(sorted(kinds))})")
+    if settings is None:  # worded as pydantic words it for a discriminated union
+        raise PydanticCustomError(
+            "union_tag_invalid",
+            "Input tag '{tag}' found using 'kind' does not match any of the expected tags: {expected}",
+            {"tag": str(value["kind"]), "expected": ", ".join(f"'{kind}'" for kind in kinds)},
+        )
     return settings.model_validate(value)
 
 

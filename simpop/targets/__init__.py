@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
-# the built-in kinds, registered on import
-from simpop.targets import generating, http, openai_chat, python_function, qap  # noqa: F401
+# the built-in kinds, registered on import in this order (the order error messages list them in)
+# isort: off
+from simpop.targets import qap, generating, openai_chat, http, python_function  # noqa: F401
+
+# isort: on
 from simpop.targets.target import BotResources, Target, TargetError, TargetUnavailable, build_target, target
 
 __all__ = ["BotResources", "Target", "TargetError", "TargetUnavailable", "build_target", "target"]
