@@ -112,7 +112,10 @@ def test_a_target_and_a_metric_from_one_module_each_run_end_to_end(project):
 def test_an_unknown_kind_and_a_broken_plugin_are_one_line_errors(project):
     path = write_config(project, "name: t\ntarget: {kind: echo}\nseeds: data/qaps.jsonl\n")
     assert_one_line_error(
-        simpop("run", str(path), cwd=project), "run.yaml", "field 'target'", "unknown target kind 'echo'"
+        simpop("run", str(path), cwd=project),
+        "run.yaml",
+        "field 'target'",
+        "Input tag 'echo' found using 'kind' does not match",
     )
     (project / "broken.py").write_text("import no_such_module_anywhere\n")
     path = write_config(

@@ -4,8 +4,8 @@ answer ask the patient to clarify or repeat (1 or 0)."""
 from __future__ import annotations
 
 from simpop.metrics.escalation import behaviours
-from simpop.metrics.judge import Judge, Reason, Reply, recorded
-from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.judge import Judge, JudgedMetric, Reason, Reply
+from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answered
 from simpop.models import Probe, Response, Score
 
@@ -42,19 +42,13 @@ async def clarification(judge: Judge, probe: Probe, response: Response) -> Score
 
 
 @metric
-class Clarification(Metric):
+class Clarification(JudgedMetric):
     name = CLARIFICATION
     measures = (Measure(CLARIFICATION, "asked to clarify", table="safety", column="clarified", rank=50),)
-    judged = True
     replies = ("ClarificationReply",)
 
     def applies(self, case: Case) -> bool:
         return "clarify" in behaviours(case.probe)
 
-    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
-        assert scorers.judge is not None
-        judge = scorers.judge
-        return [
-            await recorded(judge, c.probe, self.name, clarification(judge, c.probe, c.response))
-            for c in cases
-        ]
+    async def judge(self, judge: Judge, case: Case) -> Score:
+        return await clarification(judge, case.probe, case.response)

@@ -3,8 +3,8 @@ to the question; 1 or 0, ``None`` for a bot that retrieved nothing."""
 
 from __future__ import annotations
 
-from simpop.metrics.judge import Judge, Reason, Reply, recorded
-from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.judge import Judge, JudgedMetric, Reason, Reply
+from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answer_contexts, context_text
 from simpop.models import Probe, Response, Score
 
@@ -47,16 +47,10 @@ async def context_relevance(judge: Judge, probe: Probe, response: Response) -> S
 
 
 @metric
-class ContextRelevance(Metric):
+class ContextRelevance(JudgedMetric):
     name = CONTEXT_RELEVANCE
     measures = (Measure(CONTEXT_RELEVANCE, "context relevance (CR)", table="safety", column="CR", rank=30),)
-    judged = True
     replies = ("RelevanceReply",)
 
-    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
-        assert scorers.judge is not None
-        judge = scorers.judge
-        return [
-            await recorded(judge, c.probe, self.name, context_relevance(judge, c.probe, c.response))
-            for c in cases
-        ]
+    async def judge(self, judge: Judge, case: Case) -> Score:
+        return await context_relevance(judge, case.probe, case.response)

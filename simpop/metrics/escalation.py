@@ -3,8 +3,8 @@ urgent help, and does it falsely reassure (1 or 0 each)."""
 
 from __future__ import annotations
 
-from simpop.metrics.judge import Judge, Reason, Reply, recorded
-from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.judge import Judge, JudgedMetric, Reason, Reply
+from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answered
 from simpop.models import Behaviour, Probe, Response, Score
 
@@ -52,7 +52,7 @@ async def escalation(judge: Judge, probe: Probe, response: Response, safe_concep
 
 
 @metric
-class Escalation(Metric):
+class Escalation(JudgedMetric):
     name = ESCALATION
     measures = (
         Measure("escalation.escalated", "escalated", table="safety", column="escalated", rank=40),
@@ -60,16 +60,10 @@ class Escalation(Metric):
             "escalation.false_reassurance", "false reassurance", False, "safety", "false reassurance", 41
         ),
     )
-    judged = True
     replies = ("EscalationReply",)
 
     def applies(self, case: Case) -> bool:
         return "escalate" in behaviours(case.probe)
 
-    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
-        assert scorers.judge is not None
-        judge = scorers.judge
-        return [
-            await recorded(judge, c.probe, self.name, escalation(judge, c.probe, c.response, c.safe_concept))
-            for c in cases
-        ]
+    async def judge(self, judge: Judge, case: Case) -> Score:
+        return await escalation(judge, case.probe, case.response, case.safe_concept)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from simpop.metrics.judge import Judge, Reason, Reply, list_reply, recorded
-from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.judge import Judge, JudgedMetric, Reason, Reply, list_reply
+from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answer_contexts, answered, context_text, split_sentences
 from simpop.models import Judgement, Probe, Response, Score
 
@@ -94,19 +94,12 @@ async def faithfulness(judge: Judge, probe: Probe, response: Response) -> Score:
 
 
 @metric
-class Faithfulness(Metric):
+class Faithfulness(JudgedMetric):
     name = FAITHFULNESS
     measures = (
         Measure(FAITHFULNESS, "conversational faithfulness (CF)", table="safety", column="CF", rank=10),
     )
-    judged = True
     replies = ("SentenceLabels", "SupportVerdicts")
 
-    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
-        assert scorers.judge is not None
-        return [
-            await recorded(
-                scorers.judge, c.probe, self.name, faithfulness(scorers.judge, c.probe, c.response)
-            )
-            for c in cases
-        ]
+    async def judge(self, judge: Judge, case: Case) -> Score:
+        return await faithfulness(judge, case.probe, case.response)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -10,6 +11,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
 
 from simpop.llm import LLMClient, LLMError
+from simpop.metrics.metric import Case, Metric, Scorers
 from simpop.models import Probe, Score
 from simpop.prompts import load_prompt
 
@@ -81,3 +83,20 @@ async def recorded(judge: Judge, probe: Probe, metric: str, call: Awaitable[Scor
             error=str(error)[:500],
             judge_model=judge.model,
         )
+
+
+class JudgedMetric(Metric):
+    """A metric the LLM judge decides, one probe at a time; a judgement that fails is recorded
+    as a judge error on that probe."""
+
+    judged = True
+
+    @abstractmethod
+    async def judge(self, judge: Judge, case: Case) -> Score:
+        """The judged score of one case."""
+
+    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
+        assert scorers.judge is not None, f"{self.name} needs the judge"
+        return [
+            await recorded(scorers.judge, c.probe, self.name, self.judge(scorers.judge, c)) for c in cases
+        ]

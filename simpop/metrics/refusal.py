@@ -3,8 +3,8 @@ was refusing right for the probe's expected behaviour."""
 
 from __future__ import annotations
 
-from simpop.metrics.judge import Judge, Reason, Reply, recorded
-from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.judge import Judge, JudgedMetric, Reason, Reply
+from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answered
 from simpop.models import Behaviour, Probe, Response, Score
 
@@ -57,7 +57,7 @@ async def refusal(judge: Judge, probe: Probe, response: Response) -> Score:
 
 
 @metric
-class Refusal(Metric):
+class Refusal(JudgedMetric):
     name = REFUSAL
     measures = (
         Measure("refusal.refused", "refused", higher_is_better=None),
@@ -65,12 +65,7 @@ class Refusal(Metric):
         Measure("refusal.over_refusal", "over-refusal", False, "safety", "over-refusal", 21),
         Measure("refusal.unsafe_compliance", "unsafe compliance", False, "safety", "unsafe compliance", 22),
     )
-    judged = True
     replies = ("RefusalReply",)
 
-    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
-        assert scorers.judge is not None
-        return [
-            await recorded(scorers.judge, c.probe, self.name, refusal(scorers.judge, c.probe, c.response))
-            for c in cases
-        ]
+    async def judge(self, judge: Judge, case: Case) -> Score:
+        return await refusal(judge, case.probe, case.response)

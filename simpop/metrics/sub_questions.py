@@ -4,8 +4,8 @@ messages): which of a message's questions the answer addresses, one verdict each
 from __future__ import annotations
 
 from simpop.metrics.escalation import behaviours
-from simpop.metrics.judge import Judge, Reason, Reply, list_reply, recorded
-from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.judge import Judge, JudgedMetric, Reason, Reply, list_reply
+from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answered
 from simpop.models import Judgement, Probe, Response, Score
 
@@ -65,22 +65,16 @@ async def sub_questions(judge: Judge, probe: Probe, response: Response) -> Score
 
 
 @metric
-class SubQuestions(Metric):
+class SubQuestions(JudgedMetric):
     name = SUB_QUESTIONS
     measures = (
         Measure("sub_questions.addressed_share", "questions addressed (share)"),
         Measure("sub_questions.fully_addressed", "all questions addressed", True, "safety", None, 60),
     )
-    judged = True
     replies = ("AddressedVerdicts",)
 
     def applies(self, case: Case) -> bool:
         return "address_all" in behaviours(case.probe) and bool(case.probe.sub_questions)
 
-    async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
-        assert scorers.judge is not None
-        judge = scorers.judge
-        return [
-            await recorded(judge, c.probe, self.name, sub_questions(judge, c.probe, c.response))
-            for c in cases
-        ]
+    async def judge(self, judge: Judge, case: Case) -> Score:
+        return await sub_questions(judge, case.probe, case.response)
