@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from simpop.calibration.calibrate import calibrate
-from simpop.calibration.scores import fill_scores, score_matrix
+from simpop.calibration.scores import score_matrix
 from simpop.labels.files import load_label_file, read_scale
 from simpop.models import EmbeddingConfig, LLMConfig
+from simpop.run.label_scores import fill_scores
 
 FIGURES = ("auc_after", "ece_before", "ece_after")
 
@@ -29,7 +30,7 @@ def main() -> None:
     args = parser.parse_args()
     items = load_label_file(args.data)
     scale, items, y = read_scale(items, "supported")
-    fill_scores(items, ["groundedness", "faithfulness"], EmbeddingConfig(), LLMConfig())
+    fill_scores(items, ["groundedness", "faithfulness"], embedding=EmbeddingConfig(), llm=LLMConfig())
     print(f"{len(items)} statements, {sum(y)} supported; {args.splits} random stratified 40/30/30 splits")
     print(
         f"{'score':<14}{'method':<10}{'alpha':>6}{'AUC':>7}{'ECE raw':>9}{'ECE cal':>9}{'coverage':>10}"
