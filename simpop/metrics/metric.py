@@ -52,10 +52,7 @@ class Case:
 
     @property
     def excluded(self) -> str | None:
-        """Why the bot's answer cannot be scored: the probe was not asked, or the call failed."""
-        if self.response.skipped:
-            return self.response.skipped
-        return "target_error" if self.response.error else None
+        return self.response.excluded
 
 
 @dataclass

@@ -16,10 +16,8 @@ def qap_match(probe: Probe, response: Response) -> Score:
     ask (duplicate or failed generation) or without a reply (target error) are excluded.
     """
     ids = probe.cell_ids()
-    if response.skipped:
-        return Score(**ids, metric=METRIC, value=None, excluded=response.skipped)
-    if response.error:
-        return Score(**ids, metric=METRIC, value=None, excluded="target_error")
+    if response.excluded:
+        return Score(**ids, metric=METRIC, value=None, excluded=response.excluded)
     if response.matched_id is None:
         return Score(**ids, metric=METRIC, value=0.0, label="no_answer")
     correct = response.matched_id == probe.seed_id

@@ -114,6 +114,13 @@ class Response(CellRecord):
     skipped: str | None = None
     error: str | None = None
 
+    @property
+    def excluded(self) -> str | None:
+        """Why the answer cannot be scored: the probe was not asked, or the call failed."""
+        if self.skipped:
+            return self.skipped
+        return "target_error" if self.error else None
+
 
 class Judgement(Record):
     """One part of an answer or question that was judged: an answer sentence (its kind and

@@ -83,22 +83,28 @@ def import_plugins(plugins: list[str]) -> list[str]:
     """Import each plugin: a dotted module name, or a ``.py`` file. Its components register
     themselves on import (``@target``, ``@metric``)."""
     for plugin in plugins:
+        if plugin.endswith(".py") and not Path(plugin).is_file():
+            raise ValueError(f"plugin {plugin}: no such Python file")
         try:
-            if plugin.endswith(".py"):
-                path = Path(plugin)
-                name = f"simpop_plugin_{path.stem}"
-                if name in sys.modules:
-                    continue
-                spec = importlib.util.spec_from_file_location(name, path)
-                if spec is None or spec.loader is None or not path.is_file():
-                    raise ValueError(f"plugin {plugin}: no such Python file")
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                spec.loader.exec_module(module)
-            else:
-                importlib.import_module(plugin)
-        except ValueError:
-            raise
+            _import(plugin)
         except Exception as error:  # noqa: BLE001 - any failure of the user's module is a config error
             raise ValueError(f"plugin {plugin}: cannot import it ({type(error).__name__}: {error})") from None
     return plugins
+
+
+def _import(plugin: str) -> None:
+    if not plugin.endswith(".py"):
+        importlib.import_module(plugin)
+        return
+    name = f"simpop_plugin_{Path(plugin).stem}"
+    if name in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(name, plugin)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]  # a failed plugin is not left half-imported
+        raise

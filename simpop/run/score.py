@@ -66,7 +66,12 @@ async def score_cases(
     judged = [m for m in metrics if m.judged]
     if not judged:
         return
-    todo = [c for c in cases if any(m.applies(c) and m.name not in done(c) for m in judged)]
+
+    def pending(case: Case) -> bool:
+        recorded = done(case)
+        return any(m.applies(case) and m.name not in recorded for m in judged)
+
+    todo = [c for c in cases if pending(c)]
     advance = stage_progress(progress, "judge answers", len(cases), len(cases) - len(todo))
     # a few probes at a time, so each finishes (and is written) before the next starts
     semaphore = asyncio.Semaphore(concurrency)

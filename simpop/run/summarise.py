@@ -28,13 +28,6 @@ from simpop.run.plan import RunInputs
 from simpop.store import JsonlLog, RunStore
 
 
-def excluded(response: Response) -> str | None:
-    """Why a response cannot be scored: the probe was not asked, or the call failed."""
-    if response.skipped:
-        return response.skipped
-    return "target_error" if response.error else None
-
-
 def judge_summary(model: str, scores: list[Score], usage: LLMUsage | None) -> JudgeSummary | None:
     """The judge model, its prompts, its errors and the CF-undefined count of a run."""
     names = set(judged_names())
@@ -95,7 +88,7 @@ def summarise(
         target=target,
         target_kind=target_kind,
         planned_cells=len(inputs.cells),
-        excluded=dict(Counter(reason for r in cell_responses if (reason := excluded(r)))),
+        excluded=dict(Counter(r.excluded for r in cell_responses if r.excluded)),
         accuracy=accuracy,
         metrics=by_persona,
         metrics_by_scenario=by_scenario,
