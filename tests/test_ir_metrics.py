@@ -67,6 +67,11 @@ def test_edge_cases():
         ("Yesterday it was fine", None),
         ("Maybe", None),
         ("It is not clear. Yes", None),
+        ("Yes\nNo, the trial found no effect.", None),  # both decisions: unparsed, not yes
+        ("Yes/No", None),
+        ("yes or no", None),
+        ("Yes, no doubt about it.", "yes"),
+        ("Yes.\n\nYes, it does.", "yes"),
         ("", None),
         (None, None),
     ],

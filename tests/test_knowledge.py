@@ -6,8 +6,8 @@ import pytest
 
 from simpop.errors import ConfigError
 from simpop.knowledge import chunks_fingerprint, load_chunks, load_documents, split_text
-from simpop.models import QAP, KnowledgeBaseConfig
-from simpop.population.gold import containment, gold_chunk_ids, shingles
+from simpop.models import QAP, Chunk, KnowledgeBaseConfig
+from simpop.population.gold import containment, gold_chunk_ids, shingles, source_documents
 
 
 def test_split_prefers_paragraphs_then_sentences_with_overlap():
@@ -82,6 +82,25 @@ def test_gold_chunks_are_those_holding_the_answer(tmp_path):
     elsewhere = qap.model_copy(update={"doc_id": "notes"})
     assert gold_chunk_ids(elsewhere, chunks) == []  # its source document does not hold it
     assert gold_chunk_ids(qap.model_copy(update={"doc_id": "glaucoma"}), chunks) == holding
+    missing = qap.model_copy(update={"doc_id": "cataract"})
+    assert gold_chunk_ids(missing, chunks) == []  # its document is not in the KB: no fall-back
+
+
+def test_a_document_id_with_underscores_finds_its_file():
+    def chunk(doc_id: str, text: str) -> Chunk:
+        return Chunk(id=f"{doc_id}#0", doc_id=doc_id, title=doc_id, text=text)
+
+    answer = "Breast cancer is a disease in which malignant cells form in the tissues of the breast."
+    chunks = [
+        chunk("CancerGov_0000027_1_Breast_Cancer_Treatment", answer),
+        chunk("CancerGov_0000027_10_Male_Breast_Cancer", answer),
+        chunk("CancerGov_0000027_Other", answer),
+    ]
+    qap = QAP(id="0000027_1-1", question="What is breast cancer?", answer=answer, doc_id="0000027_1")
+    assert source_documents(qap, chunks) == {"CancerGov_0000027_1_Breast_Cancer_Treatment"}
+    assert gold_chunk_ids(qap, chunks) == ["CancerGov_0000027_1_Breast_Cancer_Treatment#0"]
+    plain = qap.model_copy(update={"doc_id": "0000027"})  # 0000027_1 and 0000027_10 are other ids
+    assert source_documents(plain, chunks) == {"CancerGov_0000027_Other"}
 
 
 def test_containment_by_hand():

@@ -247,6 +247,13 @@ llm: {{base_url: '{llm.base_url}'}}
     assert rows["llm_only"] | {} == rows["llm_only"]
     assert (rows["llm_only"]["n"], rows["llm_only"]["correct"], rows["llm_only"]["accuracy"]) == (3, 1, 1 / 3)
     assert rows["llm_only"]["map"] is None
+    # gold: yes, no, no; llm_only says yes to all: recall 1 on yes, 0 on no
+    assert rows["llm_only"]["answers"] == {"yes": 3}
+    assert rows["llm_only"]["balanced_accuracy"] == 0.5
+    assert rows["llm_only"]["majority_baseline"] == 2 / 3
+    assert rows["llm_only"]["one_answer"] == "yes"
+    assert "warning: llm_only answers 'yes' to 3 of 3 questions" in result.stderr
+    assert "one answer" in result.stdout
     # threshold -1 with a cap of 2: every question gets 2 passages; 0.99: none at all
     wide, none = rows["naive@-1"], rows["naive@0.99"]
     assert wide["mean_retrieved"] == 2.0 and none["mean_retrieved"] == 0.0

@@ -11,7 +11,7 @@ import click
 from rich.table import Table
 
 from simpop.cli.common import UserError, cli, config_models, console, err_console, progress_bars
-from simpop.cli.tables import benchmark_table, fmt, usage_line
+from simpop.cli.tables import benchmark_table, fmt, one_answer_warnings, usage_line
 from simpop.config import apply_llm_env, load_personas
 from simpop.store import RunStore
 
@@ -143,6 +143,8 @@ def benchmark_yesno(
         again = f"simpop benchmark yesno {config_file} --resume {store.run_id} --out {out}"
         raise UserError(f"interrupted; finish with: {again}") from None
     console.print(benchmark_table(summary))
+    for line in one_answer_warnings(summary):
+        err_console.print(line)
     console.print(usage_line(summary.llm))
     console.print(f"records: {store.directory}/ ({summary.questions} questions, {summary.duration_s:.1f}s)")
 

@@ -130,7 +130,10 @@ def run(
             )
         no_gold = sum(1 for gold in inputs.gold.values() if gold == [])
         if no_gold:
-            err_console.print(f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base")
+            err_console.print(
+                f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base; "
+                "their retrieval is not scored (summary.json: seeds_without_gold)"
+            )
         if not inputs.cells:
             raise UserError(
                 "nothing to run: no variants (--variants 0), no scenarios (--scenarios none) "

@@ -121,16 +121,28 @@ def usage_line(usage: LLMUsage) -> str:
 def benchmark_table(summary: BenchmarkSummary) -> Table:
     """The table of Han's thesis: one row per target (and threshold)."""
     table = Table(title=f"yes/no benchmark · {summary.name} · run {summary.run_id}")
-    columns = ["target", "n", "accuracy", "unparsed", "errors", "precision", "recall", "F1", "MAP", "MRR"]
-    columns += [f"hit@{summary.k}", f"nDCG@{summary.k}", "retrieved"]
+    columns = ["target", "n", "accuracy", "balanced", "majority", "yes/no/?", "errors"]
+    columns += [
+        "precision",
+        "recall",
+        "F1",
+        "MAP",
+        "MRR",
+        f"hit@{summary.k}",
+        f"nDCG@{summary.k}",
+        "retrieved",
+    ]
     for column in columns:
         table.add_column(column, justify="left" if column == "target" else "right")
     for row in summary.rows:
+        answers = "/".join(str(row.answers.get(d, 0)) for d in ("yes", "no", "unparsed"))
         table.add_row(
-            row.row,
+            row.row + (" [red]one answer[/]" if row.one_answer else ""),
             str(row.n),
             fmt(row.accuracy),
-            str(row.unparsed),
+            fmt(row.balanced_accuracy),
+            fmt(row.majority_baseline),
+            answers,
             str(row.errors),
             *(
                 fmt(v)
@@ -139,6 +151,17 @@ def benchmark_table(summary: BenchmarkSummary) -> Table:
             fmt(row.mean_retrieved, 1),
         )
     return table
+
+
+def one_answer_warnings(summary: BenchmarkSummary) -> list[str]:
+    """One line per target that gives the same answer to almost every question."""
+    return [
+        f"warning: {row.row} answers '{row.one_answer}' to {row.answers[row.one_answer]} of {row.n} "
+        f"questions: its accuracy ({fmt(row.accuracy)}) is the share of that gold answer "
+        f"(majority baseline {fmt(row.majority_baseline)}, balanced accuracy {fmt(row.balanced_accuracy)})"
+        for row in summary.rows
+        if row.one_answer
+    ]
 
 
 def _share_cell(n: int, share: float | None) -> str:

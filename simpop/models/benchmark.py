@@ -91,6 +91,14 @@ class BenchmarkRow(Record):
     unparsed: int
     errors: int
     accuracy: float | None
+    answers: dict[str, int] = Field({}, description="answers given: yes, no, unparsed")
+    balanced_accuracy: float | None = Field(None, description="mean of the recall of gold yes and gold no")
+    majority_baseline: float | None = Field(
+        None, description="accuracy of always giving the commoner gold answer"
+    )
+    one_answer: str | None = Field(
+        None, description="the answer given to at least 90% of questions: a degenerate target"
+    )
     precision: float | None = None
     recall: float | None = None
     f1: float | None = None

@@ -213,6 +213,9 @@ class RunSummary(Record):
     target_kind: str
     planned_cells: int
     excluded: dict[str, int]
+    seeds_without_gold: list[str] = Field(
+        [], description="seed QAPs with no gold chunk in the knowledge base: no retrieval scores"
+    )
     accuracy: QAPAccuracy | None = None
     metrics: list[GroupMean] = Field([], description="every metric per persona and in total")
     metrics_by_scenario: list[GroupMean] = []

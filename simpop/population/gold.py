@@ -26,20 +26,29 @@ def containment(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
+_SEPARATOR = r"[_\-\s.]"
+
+
 def source_documents(qap: QAP, chunks: list[Chunk]) -> set[str]:
-    """Ids of the documents a QAP comes from: its ``doc_id``, alone or as a ``_``-separated part
-    of a document id (``4_MPlus_Health_Topics_QA_0000158_Cataract`` for ``0000158``)."""
+    """Ids of the documents a QAP comes from: its ``doc_id``, alone or as a run of whole
+    ``_``/``-``-separated parts of a document id (``4_MPlus_Health_Topics_QA_0000158_Cataract``
+    for ``0000158``, ``CancerGov_0000027_1_Breast_Cancer`` for ``0000027_1``). A numeric part
+    right after it continues another id (``0000027_10`` is not ``0000027``)."""
     if not qap.doc_id:
         return set()
-    return {
-        c.doc_id for c in chunks if c.doc_id == qap.doc_id or qap.doc_id in re.split(r"[_\-\s]", c.doc_id)
-    }
+    number = rf"\d+(?:$|{_SEPARATOR})"
+    part = re.compile(rf"(?:^|{_SEPARATOR}){re.escape(qap.doc_id)}(?:$|{_SEPARATOR}(?!{number}))")
+    return {c.doc_id for c in chunks if c.doc_id == qap.doc_id or part.search(c.doc_id)}
 
 
 def gold_chunk_ids(qap: QAP, chunks: list[Chunk], threshold: float = MIN_CONTAINMENT) -> list[str]:
-    """Chunks of the QAP's source documents (all chunks when none is found) whose text and the
-    QAP's answer overlap by at least ``threshold`` shingle containment, in knowledge-base order."""
-    documents = source_documents(qap, chunks)
-    candidates = [c for c in chunks if c.doc_id in documents] if documents else chunks
+    """Chunks whose text and the QAP's answer overlap by at least ``threshold`` shingle
+    containment, in knowledge-base order: among the chunks of the QAP's source documents when
+    it names one (none when that document is not in the knowledge base: a counted condition,
+    never a fall-back to every chunk), else among all chunks."""
+    candidates = chunks
+    if qap.doc_id:
+        documents = source_documents(qap, chunks)
+        candidates = [c for c in chunks if c.doc_id in documents]
     answer = shingles(qap.answer)
     return [c.id for c in candidates if containment(shingles(c.text), answer) >= threshold]

@@ -89,6 +89,7 @@ def summarise(
         target_kind=target_kind,
         planned_cells=len(inputs.cells),
         excluded=dict(Counter(r.excluded for r in cell_responses if r.excluded)),
+        seeds_without_gold=[qap_id for qap_id, gold in inputs.gold.items() if gold == []],
         accuracy=accuracy,
         metrics=by_persona,
         metrics_by_scenario=by_scenario,

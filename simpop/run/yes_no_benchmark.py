@@ -181,10 +181,33 @@ def _mean(values: list[float | None]) -> float | None:
     return statistics.fmean(present) if present else None
 
 
+ONE_ANSWER_SHARE = 0.9  # a target giving one answer this often is flagged as degenerate
+
+
+def decision_figures(answered: list[BenchmarkResult]) -> dict:
+    """What accuracy alone hides: the answers given, balanced accuracy (the mean over gold
+    yes and gold no of the share answered right; Brodersen et al. 2010), the accuracy of
+    always giving the commoner gold answer, and the answer given to >= 90% of questions."""
+    if not answered:
+        return {}
+    given = Counter(r.decision or "unparsed" for r in answered)
+    gold = Counter(r.gold_decision for r in answered)
+    recalls = [
+        sum(1 for r in answered if r.gold_decision == d and r.correct == 1.0) / n for d, n in gold.items()
+    ]
+    top, count = given.most_common(1)[0]
+    return {
+        "answers": {d: given[d] for d in ("yes", "no", "unparsed") if given[d]},
+        "balanced_accuracy": statistics.fmean(recalls),
+        "majority_baseline": max(gold.values()) / len(answered),
+        "one_answer": top if count >= ONE_ANSWER_SHARE * len(answered) else None,
+    }
+
+
 def table_row(row: Row, results: list[BenchmarkResult], k: int) -> BenchmarkRow:
     """Accuracy over the items answered (an unparseable answer counts as not correct, and is
-    also counted apart); retrieval metrics are means over items with gold passages (MAP is the
-    mean of average precision, MRR of reciprocal rank)."""
+    also counted apart) beside ``decision_figures``; retrieval metrics are means over items
+    with gold passages (MAP is the mean of average precision, MRR of reciprocal rank)."""
     answered = [r for r in results if r.error is None]
     correct = sum(1 for r in answered if r.correct == 1.0)
     scored = [r.retrieval for r in answered if r.retrieval]
@@ -203,6 +226,7 @@ def table_row(row: Row, results: list[BenchmarkResult], k: int) -> BenchmarkRow:
         unparsed=sum(1 for r in answered if r.decision is None),
         errors=len(results) - len(answered),
         accuracy=correct / len(answered) if answered else None,
+        **decision_figures(answered),
         precision=mean_of("precision"),
         recall=mean_of("recall"),
         f1=mean_of("f1"),
