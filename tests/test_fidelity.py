@@ -134,3 +134,27 @@ def test_fidelity_summary_shares_and_warnings():
     assert any("do not rise" in w for w in summary.warnings)
     assert any("'low': only 25%" in w for w in summary.warnings)
     assert not any("'high'" in w for w in summary.warnings)
+
+
+def test_leaks_of_the_prompt_the_persona_and_the_seed():
+    examples = ["what actually is asthma", "Could you explain to me what asthma is, please?"]
+    persona = "You are Gary, a 61-year-old retired warehouse worker who left school at 16."
+    seed = "What is (are) Breast Cancer ?"
+    template = "Could you explain to me what breast cancer is, please?"
+    assert flaw(template, examples, "") == "copies an example of the prompt"  # one word swapped
+    assert flaw("I am a 61-year-old retired warehouse worker who left school at 16.", [], "", persona) == (
+        "copies the persona's description"
+    )
+    assert (
+        flaw("What is (are) breast cancer?", [], "", persona, seed)
+        == "repeats the seed question word for word"
+    )
+    prompt = "Ask the chatbot for exactly the same information, the way you yourself would ask it."
+    assert flaw(
+        "I ask the chatbot for exactly the same information the way you yourself would", [], prompt
+    ) == ("echoes the prompt")
+    # a patient's own question keeps clear of all of them
+    assert flaw("My mum had breast cancer. What is it exactly?", examples, prompt, persona, seed) is None
+    assert (
+        flaw("What is breast cancer?", examples, prompt, persona, seed) is None
+    )  # short examples are not templates

@@ -7,9 +7,10 @@ near-duplicates within a group of probes written for the same persona, scenario 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rapidfuzz import fuzz
+from rapidfuzz.distance import LCSseq
 
 from simpop.embed import Embedder
 from simpop.models import Fidelity
@@ -73,20 +74,57 @@ def distinct_ratio(texts: list[str], threshold: float = NEAR_DUPLICATE) -> float
 
 ECHO_WORDS = 8  # a run of this many words copied from the prompt is an echo, not a question
 REPEATS = 3  # a sentence said this often is a generation loop
+TEMPLATE_SHARE = 0.8  # this share of an example's words, in order, makes a probe a copy of it
+TEMPLATE_MIN_WORDS = 5  # shorter examples are too plain to be copied recognisably
+LEAK_RATIO = 90.0  # rapidfuzz partial ratio of a probe sentence inside the persona or prompt text
+LEAK_MIN_WORDS = 6
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
 
 
 def _word_runs(text: str, n: int) -> set[tuple[str, ...]]:
-    words = re.findall(r"[a-z0-9']+", text.lower())
+    words = _words(text)
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
-def flaw(text: str, examples: list[str], prompt: str) -> str | None:
+def copies_template(text: str, example: str) -> bool:
+    """The probe is the example with a word or two swapped ("Could you explain to me what
+    breast cancer is, please?" from "Could you explain to me what asthma is, please?")."""
+    shape = _words(example)
+    if len(shape) < TEMPLATE_MIN_WORDS:
+        return False
+    return LCSseq.similarity(shape, _words(text)) >= TEMPLATE_SHARE * len(shape)
+
+
+def leaks(text: str, source: str) -> bool:
+    """A sentence of the probe comes (nearly) word for word from ``source`` (the persona's
+    description or the prompt): "I am a 61-year-old retired warehouse worker ..."."""
+    folded_source = fold(source)
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        if (
+            len(_words(sentence)) >= LEAK_MIN_WORDS
+            and fuzz.partial_ratio(fold(sentence), folded_source) >= LEAK_RATIO
+        ):
+            return True
+    return False
+
+
+def flaw(
+    text: str, examples: Sequence[str], prompt: str, persona: str = "", seed: str | None = None
+) -> str | None:
     """Why a generated question is not a patient's question, if it is not: a copy of one of
-    the scenario's examples, an echo of the prompt, or a loop of repeated sentences."""
+    the scenario's examples or of the seed, a sentence of the persona's description or the
+    prompt, or a loop of repeated sentences."""
     folded = fold(text)
-    if any(fuzz.ratio(folded, fold(example)) >= NEAR_DUPLICATE for example in examples):
+    if any(fuzz.ratio(folded, fold(e)) >= NEAR_DUPLICATE or copies_template(text, e) for e in examples):
         return "copies an example of the prompt"
-    if _word_runs(text, ECHO_WORDS) & _word_runs(prompt, ECHO_WORDS):
+    if seed and _words(text) == _words(seed):
+        return "repeats the seed question word for word"
+    if persona and leaks(text, persona):
+        return "copies the persona's description"
+    if _word_runs(text, ECHO_WORDS) & _word_runs(prompt, ECHO_WORDS) or leaks(text, prompt):
         return "echoes the prompt"
     sentences = [fold(s) for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
     if sentences and max(sentences.count(s) for s in sentences) >= REPEATS:
@@ -101,25 +139,40 @@ def check_group(
     min_similarity: float | None,
     examples: Sequence[str] = (),
     prompt: str = "",
+    persona: str = "",
+    meaning: Callable[[list[str]], list[str | None]] | None = None,
 ) -> list[Fidelity | None]:
-    """Fidelity of each question of one group. Invalid: a question that drifted from its
-    seed's meaning (below ``min_similarity``, for probes that must keep it), or that copies an
-    example, echoes the prompt or repeats itself."""
+    """Fidelity of each question of one group. Invalid: a question that does not ask its
+    seed's question (``meaning`` gives the reason; below ``min_similarity``, for probes that
+    must keep it), or that copies an example, the seed, the persona or the prompt, or repeats
+    itself."""
     similarities: list[float | None] = [None] * len(texts)
     present = [i for i, t in enumerate(texts) if t]
     if seed_text and present:
         vectors = embedder.embed([seed_text, *(texts[i] or "" for i in present)])
         for i, vector in zip(present, vectors[1:], strict=True):
             similarities[i] = round(float(vector @ vectors[0]), 4)
+    drift: list[str | None] = [None] * len(texts)
+    if meaning is not None and present:
+        for i, reason in zip(present, meaning([texts[i] or "" for i in present]), strict=True):
+            drift[i] = reason
     twins = near_duplicates(texts)
+    seed = seed_text if meaning is not None or min_similarity is not None else None
     result: list[Fidelity | None] = []
-    for text, similarity, twin in zip(texts, similarities, twins, strict=True):
+    for text, similarity, twin, drifted in zip(texts, similarities, twins, drift, strict=True):
         if not text:
             result.append(None)
             continue
-        drifted = min_similarity is not None and similarity is not None and similarity < min_similarity
-        reason = f"meaning drifted: similarity {similarity:.2f} < {min_similarity:g}" if drifted else None
-        reason = flaw(text, examples, prompt) or reason
+        reason = flaw(text, examples, prompt, persona, seed)
+        if reason is None and drifted:
+            reason = f"meaning drifted: {drifted}"
+        if (
+            reason is None
+            and min_similarity is not None
+            and similarity is not None
+            and similarity < min_similarity
+        ):
+            reason = f"meaning drifted: similarity {similarity:.2f} < {min_similarity:g}"
         result.append(
             Fidelity(
                 reading_grade=reading_grade(text),

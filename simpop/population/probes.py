@@ -49,6 +49,8 @@ class ProbeSource:
     urgency: Urgency | None = None
     passages: tuple[str, ...] = ()
     titles: tuple[str, ...] = ()
+    topic: str | None = None  # of a single seed QAP: what it is about, and its question type
+    qtype: str | None = None
 
     @property
     def seed_text(self) -> str | None:

@@ -13,8 +13,9 @@ from simpop.llm import LLMClient, LLMError
 from simpop.models import Cell, NoiseConfig, Probe
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable
+from simpop.population.meaning import AspectModel, drift_reasons
 from simpop.population.noise import apply_noise, expected_rate
-from simpop.population.probes import OVERSAMPLE, probe_messages, prompt_id, write_probes
+from simpop.population.probes import OVERSAMPLE, everyday_lexicon, probe_messages, prompt_id, write_probes
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog
@@ -50,6 +51,7 @@ async def generate_probes(
     )
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
+    aspect_model = AspectModel(embedder) if any(s.keeps_meaning for s in inputs.scenarios.values()) else None
 
     async def one_group(cells: list[Cell]) -> None:
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
@@ -66,6 +68,16 @@ async def generate_probes(
         bound = min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
             bound = chunk_min_similarity
+        meaning = None
+        if aspect_model is not None and scenario.keeps_meaning and len(source.questions) == 1:
+            meaning = partial(
+                drift_reasons,
+                aspect_model,
+                source.questions[0],
+                source.topic,
+                source.qtype,
+                everyday_lexicon(),
+            )
         check = partial(
             check_group,
             seed_text=source.seed_text,
@@ -73,6 +85,8 @@ async def generate_probes(
             min_similarity=bound,
             examples=scenario.examples,
             prompt=messages[-1]["content"],
+            persona=persona.vignette,
+            meaning=meaning,
         )
         texts = [candidates[i] for i in most_usable(check(candidates), len(cells))]
         checks = check(texts)  # again, so a duplicate names the probe it repeats

@@ -73,7 +73,11 @@ class RunInputs:
         vignette = self.vignettes.get(cell.scenario_id, {}).get(cell.seed_id)
         if vignette is not None:
             return ProbeSource([], vignette.case_description, vignette.urgency_level)
-        return ProbeSource([self.qap_by_id[i].question for i in cell.seed_id.split("+")])
+        qaps = [self.qap_by_id[i] for i in cell.seed_id.split("+")]
+        if len(qaps) == 1:
+            qtype = qaps[0].metadata.get("qtype")
+            return ProbeSource([qaps[0].question], topic=qaps[0].topic, qtype=str(qtype) if qtype else None)
+        return ProbeSource([q.question for q in qaps])
 
     @cached_property
     def qap_by_id(self) -> dict[str, QAP]:

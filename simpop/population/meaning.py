@@ -1,0 +1,166 @@
+"""Does a probe still ask its seed's question? Two checks that no target computes:
+
+- **topic**: the probe names the seed's topic (its rarest word, or an everyday word for it);
+- **aspect**: with the topic's words masked, the probe asks about the same aspect of it
+  (symptoms, diagnosis, treatment, ... from ``aspects.yaml``) as the seed, by embedding
+  similarity to patients' wordings of each aspect.
+
+A QAP matcher compares whole questions with each other; this check never sees the other
+seeds, and masks the topic, so it does not repeat the matcher's decision (a probe the bot
+misses for its own reasons is not removed by it). Its precision and recall on hand-labelled
+probes are in the README ("Persona fidelity").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import yaml
+from wordfreq import zipf_frequency
+
+from simpop.embed import Embedder
+
+ASPECTS_FILE = Path(__file__).parent / "aspects.yaml"
+ASPECT_MARGIN = 0.05  # the seed's aspect may score this much below the best other aspect
+_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_STOP = {"a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "with", "are", "is", "your", "my"}
+_PRONOUN = re.compile(r"\b(?:it|this|that|they|them|these|those|its)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Aspect:
+    name: str
+    qtypes: tuple[str, ...]
+    questions: tuple[str, ...]
+
+
+@lru_cache(maxsize=1)
+def aspects() -> tuple[Aspect, ...]:
+    data = yaml.safe_load(ASPECTS_FILE.read_text(encoding="utf-8"))
+    return tuple(Aspect(name, tuple(a["qtypes"]), tuple(a["questions"])) for name, a in data.items())
+
+
+def aspect_of_qtype(qtype: str | None) -> str | None:
+    """The aspect a MedQuAD question type asks for."""
+    if not qtype:
+        return None
+    return next((a.name for a in aspects() if qtype.lower() in a.qtypes), None)
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") else word
+
+
+def topic_words(topic: str) -> list[str]:
+    """The topic's content words, rarest (by English word frequency) first."""
+    words = [w for w in _WORD.findall(topic.lower()) if w not in _STOP and len(w) > 1]
+    return sorted(dict.fromkeys(words), key=lambda w: zipf_frequency(w, "en"))
+
+
+def _mentions(text_words: set[str], phrase: str) -> bool:
+    words = [_stem(w) for w in _WORD.findall(phrase.lower()) if w not in _STOP]
+    return bool(words) and all(w in text_words for w in words)
+
+
+def names_topic(text: str, topic: str, everyday: dict[str, str] | None = None) -> bool:
+    """The text names the topic: its rarest word, or an everyday word for the topic or that
+    word ("cloudy eye" for "cataract")."""
+    words = topic_words(topic)
+    if not words:
+        return True
+    present = {_stem(w) for w in _WORD.findall(text.lower())}
+    rarest = words[0]
+    if _stem(rarest) in present:
+        return True
+    everyday = everyday or {}
+    plain = [everyday.get(term) for term in (topic.lower(), rarest, rarest + "s") if everyday.get(term)]
+    return any(_mentions(present, p) for p in plain)
+
+
+def mask_topic(text: str, topic: str | None, everyday: dict[str, str] | None = None) -> str:
+    """The text with the topic's words (and everyday words for them) replaced by "it"."""
+    if not topic:
+        return text
+    phrases = [topic, *topic_words(topic)]
+    everyday = everyday or {}
+    phrases += [everyday[t] for t in [topic.lower(), *topic_words(topic)] if t in everyday]
+    for phrase in sorted(set(phrases), key=len, reverse=True):
+        pattern = r"\b" + r"\s+".join(re.escape(w) + r"s?" for w in phrase.split()) + r"\b"
+        text = re.sub(pattern, "it", text, flags=re.IGNORECASE)
+    text = re.sub(r"\(\s*are\s*\)", "", text)  # MedQuAD's "What is (are) X ?"
+    return re.sub(r"\bit(?:\s+it\b)+", "it", text, flags=re.IGNORECASE)
+
+
+class AspectModel:
+    """Embeddings of every aspect's wordings, for one embedder."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        self.names = [a.name for a in aspects()]
+        texts = [q for a in aspects() for q in a.questions]
+        self.owner = np.array([i for i, a in enumerate(aspects()) for _ in a.questions])
+        self.vectors = embedder.embed(texts)
+
+    def scores(self, texts: list[str]) -> np.ndarray:
+        """Per text and aspect: the best cosine to one of the aspect's wordings."""
+        similarity = self.embedder.embed(texts) @ self.vectors.T
+        result = np.full((len(texts), len(self.names)), -1.0)
+        for index in range(len(self.names)):
+            result[:, index] = similarity[:, self.owner == index].max(axis=1)
+        return result
+
+
+@dataclass(frozen=True)
+class MeaningCheck:
+    kept: bool
+    reason: str | None
+    seed_aspect: str | None
+    probe_aspect: str | None
+
+
+def check_meaning(
+    model: AspectModel,
+    seed: str,
+    probes: list[str],
+    topic: str | None = None,
+    qtype: str | None = None,
+    everyday: dict[str, str] | None = None,
+    context: list[str] | None = None,
+    margin: float = ASPECT_MARGIN,
+) -> list[MeaningCheck]:
+    """For each probe of one seed: does it ask the seed's question? ``context``: the rest of
+    each probe's message (its story), where a question that says "it" may name the topic."""
+    masked = [mask_topic(t, topic, everyday) for t in [seed, *probes]]
+    scores = model.scores(masked)
+    seed_aspect = aspect_of_qtype(qtype) or model.names[int(scores[0].argmax())]
+    own = model.names.index(seed_aspect)
+    results = []
+    for index, probe in enumerate(probes):
+        row = scores[index + 1]
+        best = int(row.argmax())
+        probe_aspect = model.names[best]
+        reason = None
+        story = (context or [""] * len(probes))[index]
+        if topic and not names_topic(probe, topic, everyday):
+            if not (story and names_topic(story, topic, everyday) and _PRONOUN.search(probe)):
+                reason = f"does not name the seed's topic ({topic})"
+        if reason is None and best != own and row[own] < row[best] - margin:
+            reason = f"asks about {probe_aspect.replace('_', ' ')}, not {seed_aspect.replace('_', ' ')}"
+        results.append(MeaningCheck(reason is None, reason, seed_aspect, probe_aspect))
+    return results
+
+
+def drift_reasons(
+    model: AspectModel,
+    seed: str,
+    topic: str | None,
+    qtype: str | None,
+    everyday: dict[str, str],
+    probes: list[str],
+) -> list[str | None]:
+    """Why each probe of one seed does not ask the seed's question (``None``: it does)."""
+    return [c.reason for c in check_meaning(model, seed, probes, topic, qtype, everyday)]
