@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from simpop.models import Fidelity, Persona, Probe
@@ -130,10 +132,46 @@ def test_fidelity_summary_shares_and_warnings():
     assert low.distinct_ratio == pytest.approx(0.667) and low.mean_reading_grade == pytest.approx(8.667)
     # "I have i pain" for 5 + 5 + 4 words: 2 + 2 + 3 (where/do/park substituted) errors
     assert low.noisy == 3 and low.noisy_wer == pytest.approx(7 / 14)
-    assert summary.reading_grade_by_literacy == {"low": 8.667, "medium": None, "high": 5.0}
+    # by literacy: the valid probes only (the invalid "Where do I park?" is left out)
+    assert summary.reading_grade_by_literacy == {"low": 9.0, "medium": None, "high": 5.0}
     assert any("do not rise" in w for w in summary.warnings)
     assert any("'low': only 25%" in w for w in summary.warnings)
     assert not any("'high'" in w for w in summary.warnings)
+
+
+def test_reading_grades_must_rise_with_intervals_apart():
+    personas = [_persona("low", "low"), _persona("high", "high")]
+
+    def probes(low: list[float], high: list[float]) -> list[Probe]:
+        return [_probe("low", i, "a b", g) for i, g in enumerate(low)] + [
+            _probe("high", i, "c d", g) for i, g in enumerate(high)
+        ]
+
+    apart = fidelity_summary(personas, probes([3.0, 3.5, 4.0], [9.0, 9.5, 10.0]))
+    assert not any("reading grades" in w for w in apart.warnings)
+    overlapping = fidelity_summary(personas, probes([3.0, 6.0, 9.0], [4.0, 7.0, 10.0]))
+    assert any("rise, but their 95% intervals overlap" in w for w in overlapping.warnings)
+
+
+def test_typical_personas_are_compared_with_real_messages(tmp_path):
+    real = tmp_path / "real.jsonl"
+    stories = ["My mum has glaucoma. Does it run in families?", "I was told I have it. what now", "is it bad"]
+    real.write_text("".join(json.dumps({"message": m}) + "\n" for m in stories))
+    typical = _persona("typ", "medium").model_copy(update={"tags": ["typical"]})
+    texts = ["What is glaucoma?", "How is glaucoma treated?", "Is it bad?"]
+    summary = fidelity_summary([typical], [_probe("typ", i, t, 5.0) for i, t in enumerate(texts)], real)
+    assert summary.reference.n == 3 and summary.reference.median_words == 8  # 9, 8 and 3 words
+    assert summary.reference.context == pytest.approx(0.667) and summary.reference.no_question_mark == 0.667
+    shapes = summary.shapes["typ"]
+    assert (shapes.median_words, shapes.context, shapes.no_question_mark) == (3, 0.0, 0.0)
+    [warning] = [w for w in summary.warnings if "typical" in w]
+    # length (3 - 8) / 8 = -62.5%; context and question marks: -100%
+    assert (
+        f"median_words {-0.625:+.0%}" in warning
+        and "context -100%" in warning
+        and "no_question_mark -100%" in warning
+    )
+    assert summary.reference_name == "real.jsonl"
 
 
 def test_leaks_of_the_prompt_the_persona_and_the_seed():

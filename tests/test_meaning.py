@@ -52,15 +52,57 @@ SAME = [  # (seed, topic, MedQuAD qtype, the seed's question in a patient's word
     ("Is Glaucoma inherited ?", "Glaucoma", "inheritance", "Does glaucoma run in families?"),
 ]
 DIFFERENT = [  # (seed, topic, qtype, a different question, the reason's start)
-    ("How to diagnose Breast Cancer ?", "Breast Cancer", "exams and tests", "What are the symptoms of breast cancer?", "asks about symptoms"),
-    ("How to diagnose Breast Cancer ?", "Breast Cancer", "exams and tests", "How is breast cancer treated?", "asks about treatment"),
-    ("Who is at risk for Breast Cancer? ?", "Breast Cancer", "susceptibility", "What is the main cause of breast cancer?", "asks about causes"),
-    ("Who is at risk for Breast Cancer? ?", "Breast Cancer", "susceptibility", "Who is at risk for a heart attack?", "does not name"),
-    ("What is the outlook for Breast Cancer ?", "Breast Cancer", "outlook", "What are the stages of breast cancer?", "asks about stages"),
+    (
+        "How to diagnose Breast Cancer ?",
+        "Breast Cancer",
+        "exams and tests",
+        "What are the symptoms of breast cancer?",
+        "asks about symptoms",
+    ),
+    (
+        "How to diagnose Breast Cancer ?",
+        "Breast Cancer",
+        "exams and tests",
+        "How is breast cancer treated?",
+        "asks about treatment",
+    ),
+    (
+        "Who is at risk for Breast Cancer? ?",
+        "Breast Cancer",
+        "susceptibility",
+        "What is the main cause of breast cancer?",
+        "asks about causes",
+    ),
+    (
+        "Who is at risk for Breast Cancer? ?",
+        "Breast Cancer",
+        "susceptibility",
+        "Who is at risk for a heart attack?",
+        "does not name",
+    ),
+    (
+        "What is the outlook for Breast Cancer ?",
+        "Breast Cancer",
+        "outlook",
+        "What are the stages of breast cancer?",
+        "asks about stages",
+    ),
     ("What is (are) Cataract ?", "Cataract", "information", "What is a cat? Is it a pet?", "does not name"),
-    ("What is (are) Breast Cancer ?", "Breast Cancer", "information", "What is thyroid cancer?", "does not name"),
-    ("What are the treatments for Cataract ?", "Cataract", "treatment", "How do I know if I have a cataract?", "asks about diagnosis"),
-]  # fmt: skip
+    (
+        "What is (are) Breast Cancer ?",
+        "Breast Cancer",
+        "information",
+        "What is thyroid cancer?",
+        "does not name",
+    ),
+    (
+        "What are the treatments for Cataract ?",
+        "Cataract",
+        "treatment",
+        "How do I know if I have a cataract?",
+        "asks about diagnosis",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

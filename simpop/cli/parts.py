@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from simpop.cli.common import UserError, cli, config_models, console, err_console, progress_bars
-from simpop.cli.tables import benchmark_table, fmt, one_answer_warnings, usage_line
+from simpop.cli.common import RUNS_OPTION, UserError, cli, config_models, console, err_console, progress_bars
+from simpop.cli.tables import benchmark_table, fmt, one_answer_warnings, realism_table, usage_line
 from simpop.config import apply_llm_env, load_personas
 from simpop.store import RunStore
 
@@ -214,3 +214,25 @@ def doctor(config_file: Path | None) -> None:
     console.print(table)
     if not all(check.ok for check in checks):
         raise SystemExit(1)
+
+
+@cli.command("fidelity")
+@click.argument("run")
+@RUNS_OPTION
+@click.option(
+    "--real",
+    type=click.Path(path_type=Path),
+    help="JSONL or CSV of real patients' messages (field 'message' or 'text'; default: MeQSum).",
+)
+def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
+    """How RUN's simulated patients write, per persona, beside real patients' messages."""
+    from simpop.population.fidelity_summary import TYPICAL, fidelity_summary
+    from simpop.store import load_run
+
+    records = load_run(run, runs)
+    personas = records.summary.personas
+    summary = fidelity_summary(personas, list(records.probes.values()), real)
+    typical = {p.id for p in personas if TYPICAL in p.tags}
+    console.print(realism_table(summary, typical, f"how the simulated patients write · run {records.run_id}"))
+    for warning in summary.warnings:
+        console.print(f"[yellow]warning[/] {warning}")

@@ -19,6 +19,24 @@ class NoiseConfig(Record):
     rate: float | None = Field(None, ge=0.0, le=1.0)
 
 
+class MessageStyle(Record):
+    """How a persona puts its question in a message: each field a share of its messages
+    (``null``: the default for its health literacy and language level, near real messages)."""
+
+    story: float | None = Field(
+        None, ge=0, le=1, description="tells a story: the patient's own or a relative's"
+    )
+    relative: float | None = Field(None, ge=0, le=1, description="of the stories, those about a relative")
+    background: float | None = Field(None, ge=0, le=1, description="adds background before the question")
+    greeting: float | None = Field(None, ge=0, le=1)
+    closing: float | None = Field(None, ge=0, le=1)
+    no_question_mark: float | None = Field(None, ge=0, le=1, description="puts the question without a '?'")
+    second_question: float | None = Field(None, ge=0, le=1, description="asks it a second way too")
+    subject: float | None = Field(
+        None, ge=0, le=1, description="starts with a subject line (e-mail, web form)"
+    )
+
+
 class Persona(Record):
     """A kind of patient: the vignette makes the LLM speak as them."""
 
@@ -29,6 +47,7 @@ class Persona(Record):
     language_level: Literal["A1", "A2", "B1", "B2", "C1", "C2", "native"]
     language: str = Field("en", pattern=r"^[a-z]{2,3}$")
     noise: NoiseConfig = NoiseConfig()
+    style: MessageStyle = MessageStyle()
     tags: list[str] = []
     description: str | None = None
 

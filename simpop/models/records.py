@@ -46,6 +46,9 @@ class Fidelity(Record):
     duplicate_of: int | None = Field(None, description="the earlier probe of its group it repeats")
     valid: bool = True
     reason: str | None = None
+    question: str | None = Field(
+        None, description="the question inside the message, as checked against the seed (when wrapped)"
+    )
 
 
 class Probe(CellRecord):

@@ -84,12 +84,34 @@ class PersonaFidelity(Record):
     noisy_wer: float | None = Field(None, description="word error rate of noisy against clean text")
 
 
+class MessageShapes(Record):
+    """How a set of messages looks, measured the same way for a persona and for real ones
+    (``population/message_shape.py``): shares are of messages."""
+
+    n: int
+    median_words: float | None
+    context: float | None = Field(description="tell the patient's own story or a relative's")
+    relative: float | None = Field(description="tell a relative's story")
+    no_question_mark: float | None
+    multi_question: float | None = Field(description="ask two or more questions")
+    subject: float | None
+    reading_grade: float | None = Field(description="mean Flesch-Kincaid grade")
+    reading_grade_low: float | None = None
+    reading_grade_high: float | None = None
+    language_level: float | None = Field(None, description="estimated CEFR level, 1 (A1) to 6 (C2)")
+    slips_per_100_words: float | None = Field(None, description="learner grammar slips per 100 words")
+    in_language: float | None = Field(None, description="share of messages in the expected language")
+
+
 class FidelitySummary(Record):
     """The persona fidelity section of a run summary, with its warnings."""
 
     personas: list[PersonaFidelity]
     reading_grade_by_literacy: dict[str, float | None]
     warnings: list[str]
+    shapes: dict[str, MessageShapes] = Field({}, description="per persona: the shape of its usable messages")
+    reference: MessageShapes | None = Field(None, description="the same figures for real messages")
+    reference_name: str | None = None
 
 
 class TopicCluster(Record):

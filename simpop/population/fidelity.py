@@ -7,6 +7,7 @@ near-duplicates within a group of probes written for the same persona, scenario 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 from rapidfuzz import fuzz
@@ -111,13 +112,28 @@ def leaks(text: str, source: str) -> bool:
     return False
 
 
+def foreign_script(text: str) -> bool:
+    """Letters of a script other than Latin (a small model slips into Chinese mid-sentence)."""
+    return any(ch.isalpha() and not unicodedata.name(ch, "LATIN").startswith("LATIN") for ch in text)
+
+
 def flaw(
-    text: str, examples: Sequence[str], prompt: str, persona: str = "", seed: str | None = None
+    text: str,
+    examples: Sequence[str],
+    prompt: str,
+    persona: str = "",
+    seed: str | None = None,
+    one_question: bool = False,
 ) -> str | None:
     """Why a generated question is not a patient's question, if it is not: a copy of one of
     the scenario's examples or of the seed, a sentence of the persona's description or the
-    prompt, or a loop of repeated sentences."""
+    prompt, a loop of repeated sentences, letters of another script; with ``one_question``,
+    more than the one question sentence asked for."""
     folded = fold(text)
+    if foreign_script(text):
+        return "slips into another script"
+    if one_question and len([s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if _words(s)]) > 1:
+        return "writes more than the one question asked for"
     if any(fuzz.ratio(folded, fold(e)) >= NEAR_DUPLICATE or copies_template(text, e) for e in examples):
         return "copies an example of the prompt"
     if seed and _words(text) == _words(seed):
@@ -141,6 +157,7 @@ def check_group(
     prompt: str = "",
     persona: str = "",
     meaning: Callable[[list[str]], list[str | None]] | None = None,
+    one_question: bool = False,
 ) -> list[Fidelity | None]:
     """Fidelity of each question of one group. Invalid: a question that does not ask its
     seed's question (``meaning`` gives the reason; below ``min_similarity``, for probes that
@@ -163,7 +180,7 @@ def check_group(
         if not text:
             result.append(None)
             continue
-        reason = flaw(text, examples, prompt, persona, seed)
+        reason = flaw(text, examples, prompt, persona, seed, one_question)
         if reason is None and drifted:
             reason = f"meaning drifted: {drifted}"
         if (
@@ -186,9 +203,13 @@ def check_group(
     return result
 
 
+def usable(checks: list[Fidelity | None]) -> list[int]:
+    """Indices of the valid, distinct candidates, in the order written."""
+    return [i for i, c in enumerate(checks) if c is not None and c.valid and c.duplicate_of is None]
+
+
 def most_usable(checks: list[Fidelity | None], n: int) -> list[int]:
     """Indices of ``n`` candidates to keep: valid, distinct ones first, then the rest, each in
     the order written."""
-    usable = [i for i, c in enumerate(checks) if c is not None and c.valid and c.duplicate_of is None]
-    rest = [i for i in range(len(checks)) if i not in usable]
-    return (usable + rest)[:n]
+    good = usable(checks)
+    return (good + [i for i in range(len(checks)) if i not in good])[:n]

@@ -3,13 +3,35 @@
 from __future__ import annotations
 
 import statistics
+from functools import lru_cache
+from pathlib import Path
 
-from simpop.models import FidelitySummary, Persona, PersonaFidelity, Probe
+from simpop.aggregate import bootstrap_interval
+from simpop.models import FidelitySummary, MessageShapes, Persona, PersonaFidelity, Probe
 from simpop.population.fidelity import distinct_ratio
+from simpop.population.language_level import LEVELS, level_name
 from simpop.population.noise import total_errors
+from simpop.population.realism import REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
 
 LITERACY_ORDER = ("low", "medium", "high")
-LOW_VALID_SHARE = 0.7
+IN_LANGUAGE = 0.9  # a persona with fewer messages in its language is flagged
+LOW_VALID_SHARE = 0.85
+TYPICAL = "typical"  # the tag of personas meant to write like the real reference
+MEQSUM_NAME = "MeQSum (1,000 real consumer health questions)"
+
+
+@lru_cache(maxsize=4)
+def reference_shapes(path: Path | None = None) -> MessageShapes:
+    return message_shapes(real_messages(path))
+
+
+def usable_texts(probes: list[Probe]) -> list[str]:
+    """The messages a persona wrote that were kept: valid and not a near-duplicate."""
+    return [
+        p.text
+        for p in probes
+        if p.text and p.fidelity is not None and p.fidelity.valid and p.duplicate_of is None
+    ]
 
 
 def _mean(values: list[float]) -> float | None:
@@ -46,30 +68,101 @@ def persona_fidelity(persona: Persona, probes: list[Probe]) -> PersonaFidelity:
     )
 
 
-def fidelity_summary(personas: list[Persona], probes: list[Probe]) -> FidelitySummary:
-    """Per persona, plus warnings: reading grades that do not rise from low to medium to high
-    health literacy, and personas with few usable questions."""
-    by_persona = {p.id: [q for q in probes if q.persona_id == p.id] for p in personas}
-    rows = [persona_fidelity(p, by_persona[p.id]) for p in personas]
+def literacy_warning(personas: list[Persona], by_persona: dict[str, list[Probe]]) -> tuple[dict, str | None]:
+    """Mean reading grade per health-literacy level, and a warning unless they rise from low
+    to medium to high with 95% intervals that do not overlap."""
     grades: dict[str, float | None] = {}
+    intervals: dict[str, tuple[float, float] | None] = {}
     for level in LITERACY_ORDER:
         values = [
             q.fidelity.reading_grade
             for p in personas
             if p.health_literacy == level
             for q in by_persona[p.id]
-            if q.fidelity is not None and q.fidelity.reading_grade is not None
+            if q.fidelity is not None and q.fidelity.valid and q.fidelity.reading_grade is not None
         ]
         grades[level] = _mean(values)
+        intervals[level] = bootstrap_interval(values)
+    known = [level for level in LITERACY_ORDER if grades[level] is not None]
+    pairs = list(zip(known, known[1:], strict=False))
+    rising = all(grades[a] < grades[b] for a, b in pairs)  # type: ignore[operator]
+    apart = all(intervals[a] and intervals[b] and intervals[a][1] < intervals[b][0] for a, b in pairs)
+    if rising and apart:
+        return grades, None
+    shown = ", ".join(
+        f"{level} {grades[level]:.1f}"
+        + (f" ({intervals[level][0]:.1f}–{intervals[level][1]:.1f})" if intervals[level] else "")
+        for level in known
+    )
+    problem = "do not rise" if not rising else "rise, but their 95% intervals overlap"
+    return grades, f"reading grades {problem} with health literacy ({shown})"
+
+
+def language_warnings(persona: Persona, shapes: MessageShapes) -> list[str]:
+    """A persona whose messages are not in its language, or read well above its CEFR level, or
+    (for a learner at A1-B1) show no grammar slips at all."""
+    if not shapes.n:
+        return []
     warnings = []
-    known = [(level, g) for level, g in grades.items() if g is not None]
-    if any(a[1] >= b[1] for a, b in zip(known, known[1:], strict=False)):
-        shown = ", ".join(f"{level} {g:.1f}" for level, g in known)
-        warnings.append(f"reading grades do not rise with health literacy ({shown})")
+    if shapes.in_language is not None and shapes.in_language < IN_LANGUAGE:
+        warnings.append(
+            f"persona '{persona.id}': only {shapes.in_language:.0%} of its messages are "
+            f"in its language '{persona.language}'"
+        )
+    if persona.language_level in LEVELS and shapes.language_level is not None:
+        meant = LEVELS.index(persona.language_level) + 1
+        if shapes.language_level > meant + 1:
+            warnings.append(
+                f"persona '{persona.id}' is meant to write at {persona.language_level} but reads at "
+                f"{level_name(shapes.language_level)} ({shapes.language_level:.1f})"
+            )
+        if meant <= 3 and not shapes.slips_per_100_words:
+            warnings.append(
+                f"persona '{persona.id}' is a learner at {persona.language_level} but makes no grammar slips"
+            )
+    return warnings
+
+
+def fidelity_summary(
+    personas: list[Persona], probes: list[Probe], real: Path | None = None, real_name: str | None = None
+) -> FidelitySummary:
+    """Per persona, the shape of its messages beside real ones (``real``: a file of real
+    messages, MeQSum by default), plus warnings: reading grades that do not rise from low to
+    medium to high health literacy, personas with few usable questions, and personas tagged
+    ``typical`` whose messages are more than 25% from the real ones in length, story share or
+    question-mark share."""
+    by_persona = {p.id: [q for q in probes if q.persona_id == p.id] for p in personas}
+    rows = [persona_fidelity(p, by_persona[p.id]) for p in personas]
+    grades, literacy = literacy_warning(personas, by_persona)
+    warnings = [literacy] if literacy else []
+    reference = reference_shapes(real)
+    shapes = {p.id: message_shapes(usable_texts(by_persona[p.id]), p.language) for p in personas}
     for row in rows:
         if row.valid_share is not None and row.valid_share < LOW_VALID_SHARE:
             warnings.append(
                 f"persona '{row.persona_id}': only {row.valid_share:.0%} of its probes are usable "
                 f"({row.invalid} invalid, {row.duplicate_share or 0:.0%} near-duplicates)"
             )
-    return FidelitySummary(personas=rows, reading_grade_by_literacy=grades, warnings=warnings)
+    for persona in personas:
+        warnings += language_warnings(persona, shapes[persona.id])
+        if TYPICAL not in persona.tags or not shapes[persona.id].n:
+            continue
+        gaps = relative_gaps(shapes[persona.id], reference)
+        far = [
+            f"{name} {gap:+.0%}"
+            for name, gap in gaps.items()
+            if gap is not None and abs(gap) > REALISM_TOLERANCE
+        ]
+        if far:
+            warnings.append(
+                f"persona '{persona.id}' is meant to be typical but its messages differ from real ones: "
+                + ", ".join(far)
+            )
+    return FidelitySummary(
+        personas=rows,
+        reading_grade_by_literacy=grades,
+        warnings=warnings,
+        shapes=shapes,
+        reference=reference,
+        reference_name=real_name or (MEQSUM_NAME if real is None else real.name),
+    )

@@ -154,6 +154,15 @@ def check_meaning(
     return results
 
 
+def seed_aspect(model: AspectModel, source) -> str:
+    """What a single-QAP source's question asks about its topic."""
+    known = aspect_of_qtype(source.qtype)
+    if known:
+        return known
+    scores = model.scores([mask_topic(source.questions[0], source.topic)])
+    return model.names[int(scores[0].argmax())]
+
+
 def drift_reasons(
     model: AspectModel,
     seed: str,

@@ -59,14 +59,33 @@ class ProbeSource:
         return self.vignette or ("\n\n".join(self.passages) if self.passages else None)
 
 
+MIN_QUESTION_WORDS = 3
+
+
+def one_question_each(texts: list[str]) -> list[str]:
+    """Messages split into their sentences, each a candidate of its own (a small model often
+    writes a run of questions into one message); repeats and fragments left out, and the last
+    sentence of a message cut off at the length limit."""
+    result: list[str] = []
+    for text in texts:
+        sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+        if sentences and len(text) >= MAX_MESSAGE_CHARS - 5 and not sentences[-1].endswith((".", "?", "!")):
+            sentences.pop()
+        for sentence in sentences:
+            if len(sentence.split()) >= MIN_QUESTION_WORDS and sentence not in result:
+                result.append(sentence)
+    return result
+
+
 def clean_question(text: str) -> str:
     """Strip list numbering, bullets, quotes and surrounding blanks."""
     text = _NUMBERING.sub("", text.strip())
     return text.strip().strip("\"'\u201c\u201d").strip()
 
 
-def angles() -> list[str]:
-    return load_prompt_data("angles")[0]
+def angles(kind: str = "message") -> list[str]:
+    """Angles of wording: ``wording`` for a seed's question alone, ``message`` for a message."""
+    return load_prompt_data("angles")[0][kind]
 
 
 def everyday_lexicon() -> dict[str, str]:
@@ -107,8 +126,14 @@ def scenario_version(scenario: Scenario) -> str:
 def prompt_id(scenario: Scenario) -> str:
     """The versions of the prompts that write a probe, recorded on it."""
     templates = [load_prompt(name).id for name in ("patient_system", "probe_task")]
-    data = [f"{name}@{load_prompt_data(name)[1]}" for name in ("angles", "everyday_words")]
+    data = [f"{name}@{load_prompt_data(name)[1]}" for name in ("angles", "everyday_words", "stories")]
     return "+".join([*templates, *data, f"{scenario.id}@{scenario_version(scenario)}"])
+
+
+def writes_question_only(scenario: Scenario, source: ProbeSource) -> bool:
+    """A probe that must ask one seed QAP's question: the LLM writes the question alone, and
+    the persona's story is put around it apart (``message_style``), so it cannot drift."""
+    return scenario.keeps_meaning and scenario.source == "qap" and len(source.questions) == 1
 
 
 def probe_messages(
@@ -123,11 +148,13 @@ def probe_messages(
         health_literacy=persona.health_literacy,
     )
     text = situation(scenario, domain, source)
+    one_question = writes_question_only(scenario, source)
     task = load_prompt("probe_task").render(
         situation=text,
         examples=scenario.examples,
         n=n,
-        angles=angles()[: max(n, 3)],
+        one_question=one_question,
+        angles=angles("wording" if one_question else "message")[: max(n, 3)],
         everyday_words=everyday_words(persona, " ".join(source.questions) or text),
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]

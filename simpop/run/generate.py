@@ -10,15 +10,43 @@ from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
-from simpop.models import Cell, NoiseConfig, Probe
+from simpop.models import Cell, Fidelity, NoiseConfig, Persona, Probe
 from simpop.population.cells import sampling_seed
-from simpop.population.fidelity import check_group, most_usable
-from simpop.population.meaning import AspectModel, drift_reasons
+from simpop.population.fidelity import check_group, most_usable, reading_grade, usable
+from simpop.population.meaning import AspectModel, drift_reasons, seed_aspect
+from simpop.population.message_style import compose
 from simpop.population.noise import apply_noise, expected_rate
-from simpop.population.probes import OVERSAMPLE, everyday_lexicon, probe_messages, prompt_id, write_probes
+from simpop.population.probes import (
+    OVERSAMPLE,
+    ProbeSource,
+    everyday_lexicon,
+    one_question_each,
+    probe_messages,
+    prompt_id,
+    write_probes,
+    writes_question_only,
+)
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog
+
+RETRIES = 1
+
+
+def wrapped(
+    question: str,
+    fidelity: Fidelity,
+    persona: Persona,
+    source: ProbeSource,
+    seed: int,
+    second: str | None,
+    aspect: str | None,
+) -> tuple[str, Fidelity]:
+    """The persona's message around a checked question; reading grade and length of the message."""
+    body, subject = compose(question, persona, source.topic, seed, second, aspect)
+    message = f"{subject}\n{body}" if subject else body
+    update = {"question": question, "reading_grade": reading_grade(message), "words": len(message.split())}
+    return message, fidelity.model_copy(update=update)
 
 
 def _noise_label(noise: NoiseConfig) -> str:
@@ -57,14 +85,9 @@ async def generate_probes(
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
         source = inputs.source(cells[0])
         seed = sampling_seed(run_seed, cells[0])
-        messages = probe_messages(persona, scenario, inputs.domain, source, OVERSAMPLE * len(cells))
-        try:
-            candidates: list[str | None] = list(
-                await write_probes(llm, messages, OVERSAMPLE * len(cells), seed)
-            )
-            error = None
-        except LLMError as exc:
-            candidates, error = [None] * len(cells), str(exc)
+        wanted = OVERSAMPLE * len(cells)
+        one_question = writes_question_only(scenario, source)
+        messages = probe_messages(persona, scenario, inputs.domain, source, wanted)
         bound = min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
             bound = chunk_min_similarity
@@ -84,18 +107,41 @@ async def generate_probes(
             embedder=embedder,
             min_similarity=bound,
             examples=scenario.examples,
-            prompt=messages[-1]["content"],
+            prompt="\n".join(m["content"] for m in messages if m["role"] != "system"),
             persona=persona.vignette,
             meaning=meaning,
+            one_question=one_question,
         )
-        texts = [candidates[i] for i in most_usable(check(candidates), len(cells))]
+        candidates: list[str | None] = []
+        error = None
+        for attempt in range(1 + RETRIES):  # a second call when too few candidates are usable
+            try:
+                written = await write_probes(llm, messages, wanted, seed + attempt)
+                candidates += one_question_each(written) if one_question else written
+            except LLMError as exc:
+                error = str(exc)
+                break
+            if len(usable(check(candidates))) >= len(cells):
+                break
+        if candidates:
+            error = None  # a later call failed, an earlier one wrote messages
+        candidates += [None] * (len(cells) - len(candidates))
+        first = check(candidates)
+        chosen = most_usable(first, len(cells))
+        texts = [candidates[i] for i in chosen]
         checks = check(texts)  # again, so a duplicate names the probe it repeats
+        aspect = seed_aspect(aspect_model, source) if one_question and aspect_model is not None else None
+        spare = [candidates[i] for i in usable(first) if i not in chosen]
         prompt = prompt_id(scenario)
         noise = scenario.noise or persona.noise
         for cell, text, fidelity in zip(cells, texts, checks, strict=True):
             if cell.cell_id in probes.records:
                 continue
-            noisy = apply_noise(text, noise, sampling_seed(run_seed, cell)) if text else None
+            cell_seed = sampling_seed(run_seed, cell)
+            if one_question and text and fidelity is not None and fidelity.valid:
+                second = spare.pop(0) if spare else None
+                text, fidelity = wrapped(text, fidelity, persona, source, cell_seed, second, aspect)
+            noisy = apply_noise(text, noise, cell_seed) if text else None
             probes.append(
                 Probe(
                     run_id=run_id,

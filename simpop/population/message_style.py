@@ -1,0 +1,119 @@
+"""A patient's message around their question: greeting, own or relative's story, background,
+the question (with or without a question mark, sometimes asked twice), closing, and a subject
+line where the channel has one. Frames come from ``prompts/stories.yaml``; the shares from the
+persona's ``style``, with defaults set near real messages (MeQSum) and moved by health
+literacy and language level."""
+
+from __future__ import annotations
+
+import random
+
+from simpop.models import MessageStyle, Persona
+from simpop.prompts import load_prompt_data
+
+LEARNER_LEVELS = ("A1", "A2", "B1")
+
+DEFAULTS: dict[str, MessageStyle] = {
+    "standard": MessageStyle(
+        story=0.8, relative=0.25, background=0.35, greeting=0.4, closing=0.45,
+        no_question_mark=0.45, second_question=0.17, subject=0.0,
+    ),
+    "formal": MessageStyle(
+        story=0.75, relative=0.25, background=0.45, greeting=0.5, closing=0.55,
+        no_question_mark=0.35, second_question=0.2, subject=0.0,
+    ),
+    "plain": MessageStyle(
+        story=0.75, relative=0.25, background=0.25, greeting=0.3, closing=0.35,
+        no_question_mark=0.6, second_question=0.1, subject=0.0,
+    ),
+    "learner": MessageStyle(
+        story=0.75, relative=0.25, background=0.3, greeting=0.45, closing=0.5,
+        no_question_mark=0.5, second_question=0.12, subject=0.0,
+    ),
+}  # fmt: skip
+
+
+def register(persona: Persona) -> str:
+    """learner (CEFR A1-B1), plain (low health literacy), formal (high) or standard."""
+    if persona.language_level in LEARNER_LEVELS:
+        return "learner"
+    return {"low": "plain", "high": "formal"}.get(persona.health_literacy, "standard")
+
+
+def style_of(persona: Persona) -> MessageStyle:
+    """The persona's style, its unset shares filled from its register's defaults."""
+    default = DEFAULTS[register(persona)]
+    return MessageStyle(**{k: v if v is not None else getattr(default, k) for k, v in persona.style})
+
+
+def frames() -> dict:
+    return load_prompt_data("stories")[0]
+
+
+def _fill(frame: str, rng: random.Random, topic: str | None, question: str = "") -> str:
+    data = frames()
+    relative = rng.choice(data["relatives"])
+    return frame.format(
+        topic=(topic or "").lower(),
+        relative=relative,
+        age=rng.choice(data["ages"]),
+        time=rng.choice(data["times"]),
+        time_since=rng.choice(data["times_since"]),
+        question=question,
+    )
+
+
+NOT_YET = ("prevention", "susceptibility", "diagnosis", "symptoms", "causes", "frequency")
+
+
+def _story(rng: random.Random, options: dict[str, list[str]], topic: str | None, aspect: str | None) -> str:
+    """A story frame: one where the patient has the topic only for questions someone who has
+    it asks (not how to prevent, get or find it)."""
+    frames_ = list(options["any"])
+    if aspect not in NOT_YET:
+        frames_ += options.get("has", [])
+    return rng.choice([f for f in frames_ if topic or "{topic}" not in f])
+
+
+def _without_mark(question: str, rng: random.Random, kind: str) -> str:
+    bare = question.rstrip().rstrip("?").rstrip()
+    if rng.random() < 0.5:
+        return bare
+    lowered = bare[:1].lower() + bare[1:]
+    return _fill(rng.choice(frames()["statement"][kind]), rng, None, lowered)
+
+
+def compose(
+    question: str,
+    persona: Persona,
+    topic: str | None,
+    seed: int,
+    second: str | None = None,
+    aspect: str | None = None,
+) -> tuple[str, str | None]:
+    """The message a persona sends with ``question`` in it, and its subject line (if any).
+    ``second``: another wording of the same question, asked too when the style says so;
+    ``aspect``: what the question asks about the topic (``meaning.aspects``)."""
+    rng = random.Random(seed)
+    style, kind = style_of(persona), register(persona)
+    data = frames()
+    parts: list[str] = []
+    if rng.random() < (style.greeting or 0):
+        parts.append(rng.choice(data["greeting"][kind]))
+    if rng.random() < (style.story or 0):
+        about = "relative" if rng.random() < (style.relative or 0) else "own"
+        parts.append(_fill(_story(rng, data[about][kind], topic, aspect), rng, topic))
+        if rng.random() < (style.background or 0):
+            parts.append(rng.choice(data["background"][kind]))
+    asked = question.strip()
+    if rng.random() < (style.no_question_mark or 0):
+        asked = _without_mark(asked, rng, kind)
+    parts.append(asked)
+    if second and rng.random() < (style.second_question or 0):
+        parts.append(second.strip())
+    if rng.random() < (style.closing or 0):
+        parts.append(rng.choice(data["closing"][kind]))
+    subject = None
+    if topic and rng.random() < (style.subject or 0):
+        subject = _fill(rng.choice(data["subjects"]), rng, topic)
+    return " ".join(p for p in parts if p), subject
