@@ -25,7 +25,7 @@ from simpop.models import HumanLabel, Response, RunSummary
 from simpop.store import RESPONSES_FILE, RunStore
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.hand_built import build_run
-from simpop.testing.patients import count, quoted, task_text, with_judges
+from simpop.testing.patients import reworded, task_text, with_judges
 
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = LabelScale(name="ok", levels=["no", "yes"], ordered=True)
@@ -460,7 +460,7 @@ def test_run_applies_a_calibrator_at_the_end(tmp_path: Path):
 
 
 def _same_question(request: dict) -> Reply:
-    return Reply(json.dumps({"questions": [quoted(request)[0]] * count(request)}))
+    return Reply(json.dumps({"questions": reworded(request)}))
 
 
 def test_a_runs_missing_score_is_not_computed_from_its_texts(tmp_path: Path):

@@ -12,6 +12,7 @@ from simpop.population.fidelity import (
     most_usable,
     near_duplicates,
     reading_grade,
+    same_words,
     syllables,
 )
 from simpop.population.fidelity_summary import fidelity_summary
@@ -69,6 +70,7 @@ def test_most_usable_prefers_valid_distinct_candidates():
     ]
     assert most_usable(checks, 2) == [2, 4]
     assert most_usable(checks, 4) == [2, 4, 0, 1]
+    assert most_usable(checks, 2, last={2}) == [4, 2]  # a copy of the seed comes after the others
 
 
 def test_check_group_marks_drifted_meaning_invalid(embedder):
@@ -183,16 +185,18 @@ def test_leaks_of_the_prompt_the_persona_and_the_seed():
     assert flaw("I am a 61-year-old retired warehouse worker who left school at 16.", [], "", persona) == (
         "copies the persona's description"
     )
-    assert (
-        flaw("What is (are) breast cancer?", [], "", persona, seed)
-        == "repeats the seed question word for word"
-    )
+    assert same_words("What is (are) breast cancer?", seed)  # kept, but used last (most_usable)
+    assert not same_words("What is breast cancer?", seed)
     prompt = "Ask the chatbot for exactly the same information, the way you yourself would ask it."
     assert flaw(
         "I ask the chatbot for exactly the same information the way you yourself would", [], prompt
     ) == ("echoes the prompt")
     # a patient's own question keeps clear of all of them
-    assert flaw("My mum had breast cancer. What is it exactly?", examples, prompt, persona, seed) is None
+    assert flaw("My mum had breast cancer. What is it exactly?", examples, prompt, persona) is None
     assert (
-        flaw("What is breast cancer?", examples, prompt, persona, seed) is None
+        flaw("What is breast cancer?", examples, prompt, persona) is None
     )  # short examples are not templates
+    assert flaw("What is it? And how is it treated?", [], "", one_question=True) == (
+        "writes more than the one question asked for"
+    )
+    assert flaw("What is 乳腺癌?", [], "") == "slips into another script"

@@ -33,7 +33,10 @@ class Mapping(Record):
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """P(Y = level | x) for each row of ``x`` (n × scores), one column per level."""
-        x = np.asarray(x, dtype=float).reshape(len(x), -1)
+        x = np.asarray(x, dtype=float)
+        if not len(x):
+            return np.zeros((0, len(self.levels)))
+        x = x.reshape(len(x), -1)
         if self.method == "isotonic":
             p = np.interp(x[:, 0], self.knots_x, self.knots_y)
             return np.column_stack([1 - p, p])

@@ -226,13 +226,13 @@ def doctor(config_file: Path | None) -> None:
 )
 def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
     """How RUN's simulated patients write, per persona, beside real patients' messages."""
-    from simpop.population.fidelity_summary import TYPICAL, fidelity_summary
+    from simpop.population.fidelity_summary import fidelity_summary
     from simpop.store import load_run
 
     records = load_run(run, runs)
     personas = records.summary.personas
     summary = fidelity_summary(personas, list(records.probes.values()), real)
-    typical = {p.id for p in personas if TYPICAL in p.tags}
+    typical = {p.id for p in personas if p.typical}
     console.print(realism_table(summary, typical, f"how the simulated patients write · run {records.run_id}"))
     for warning in summary.warnings:
         console.print(f"[yellow]warning[/] {warning}")

@@ -135,3 +135,44 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
     if html_file is not None:
         write_text_atomic(html_file, comparison_html(result))
         console.print(f"comparison → {html_file}")
+
+
+@cli.command("sweep-threshold")
+@click.argument("run")
+@RUNS_OPTION
+def sweep_threshold_command(run: str, runs: Path) -> None:
+    """At each threshold of RUN's QAP matcher: answerable questions matched correctly, and
+    questions it must not answer (decline, escalate) answered anyway."""
+    from simpop.report.threshold import run_sweep
+
+    records = load_run(run, runs)
+    try:
+        result = run_sweep(records)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    table = Table(title=f"QAP matcher threshold · run {records.run_id}")
+    for column in ("threshold", "matched correctly", "matched wrongly", "unanswerable answered", "J"):
+        table.add_column(column, justify="right")
+    best = result.suggested
+    for row in result.rows:
+        mark = " ◀ suggested" if best is not None and row.threshold == best.threshold else ""
+        mark += " (now)" if result.current is not None and abs(row.threshold - result.current) < 1e-9 else ""
+        table.add_row(
+            f"{row.threshold:.2f}{mark}",
+            fmt(row.correct),
+            fmt(row.wrong),
+            fmt(row.answered_unanswerable),
+            fmt(row.youden),
+        )
+    console.print(table)
+    console.print(
+        f"{result.answerable} answerable questions (written from the bot's QAPs), "
+        f"{result.unanswerable} it must not answer (scenarios expecting decline or escalate)"
+    )
+    if best is None:
+        console.print("no suggestion: the run needs both kinds of question (variants and scenarios)")
+    else:
+        console.print(
+            f"suggested threshold {best.threshold:.2f} (Youden's J {best.youden:.3f}); "
+            f"set it as target.threshold in {records.config.name}'s config"
+        )

@@ -27,6 +27,7 @@ class MessageStyle(Record):
         None, ge=0, le=1, description="tells a story: the patient's own or a relative's"
     )
     relative: float | None = Field(None, ge=0, le=1, description="of the stories, those about a relative")
+    detail: float | None = Field(None, ge=0, le=1, description="a second sentence of the story")
     background: float | None = Field(None, ge=0, le=1, description="adds background before the question")
     greeting: float | None = Field(None, ge=0, le=1)
     closing: float | None = Field(None, ge=0, le=1)
@@ -51,6 +52,11 @@ class Persona(Record):
     tags: list[str] = []
     description: str | None = None
 
+    @property
+    def typical(self) -> bool:
+        """Tagged ``typical``: meant to write like real patients' messages (``simpop fidelity``)."""
+        return "typical" in self.tags
+
     @field_validator("noise", mode="before")
     @classmethod
     def _noise_shorthand(cls, value: Any) -> Any:
@@ -73,6 +79,9 @@ class Domain(Record):
     administrative: list[str] = Field([], description="practical questions it can answer")
     not_administrative: list[str] = Field([], description="practical requests it cannot handle")
     keywords: list[str] = Field([], description="words that put a diagnosis within the domain")
+    everyday_words: dict[str, str] = Field(
+        {}, description="the domain's medical terms and a patient's everyday words for them"
+    )
 
 
 class Scenario(Record):

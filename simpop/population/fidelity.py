@@ -73,7 +73,7 @@ def distinct_ratio(texts: list[str], threshold: float = NEAR_DUPLICATE) -> float
     return round(distinct / len(texts), 3)
 
 
-ECHO_WORDS = 8  # a run of this many words copied from the prompt is an echo, not a question
+ECHO_WORDS = 6  # a run of this many words copied from the prompt is an echo, not a question
 REPEATS = 3  # a sentence said this often is a generation loop
 TEMPLATE_SHARE = 0.8  # this share of an example's words, in order, makes a probe a copy of it
 TEMPLATE_MIN_WORDS = 5  # shorter examples are too plain to be copied recognisably
@@ -122,13 +122,13 @@ def flaw(
     examples: Sequence[str],
     prompt: str,
     persona: str = "",
-    seed: str | None = None,
     one_question: bool = False,
 ) -> str | None:
     """Why a generated question is not a patient's question, if it is not: a copy of one of
-    the scenario's examples or of the seed, a sentence of the persona's description or the
-    prompt, a loop of repeated sentences, letters of another script; with ``one_question``,
-    more than the one question sentence asked for."""
+    the scenario's examples, a sentence of the persona's description or of the prompt (the
+    seed question left out of it: a patient may use the leaflet's words), a loop of repeated
+    sentences, letters of another script; with ``one_question``, more than the one question
+    sentence asked for."""
     folded = fold(text)
     if foreign_script(text):
         return "slips into another script"
@@ -136,8 +136,6 @@ def flaw(
         return "writes more than the one question asked for"
     if any(fuzz.ratio(folded, fold(e)) >= NEAR_DUPLICATE or copies_template(text, e) for e in examples):
         return "copies an example of the prompt"
-    if seed and _words(text) == _words(seed):
-        return "repeats the seed question word for word"
     if persona and leaks(text, persona):
         return "copies the persona's description"
     if _word_runs(text, ECHO_WORDS) & _word_runs(prompt, ECHO_WORDS) or leaks(text, prompt):
@@ -174,13 +172,12 @@ def check_group(
         for i, reason in zip(present, meaning([texts[i] or "" for i in present]), strict=True):
             drift[i] = reason
     twins = near_duplicates(texts)
-    seed = seed_text if meaning is not None or min_similarity is not None else None
     result: list[Fidelity | None] = []
     for text, similarity, twin, drifted in zip(texts, similarities, twins, drift, strict=True):
         if not text:
             result.append(None)
             continue
-        reason = flaw(text, examples, prompt, persona, seed, one_question)
+        reason = flaw(text, examples, prompt, persona, one_question)
         if reason is None and drifted:
             reason = f"meaning drifted: {drifted}"
         if (
@@ -208,8 +205,13 @@ def usable(checks: list[Fidelity | None]) -> list[int]:
     return [i for i, c in enumerate(checks) if c is not None and c.valid and c.duplicate_of is None]
 
 
-def most_usable(checks: list[Fidelity | None], n: int) -> list[int]:
-    """Indices of ``n`` candidates to keep: valid, distinct ones first, then the rest, each in
-    the order written."""
-    good = usable(checks)
+def same_words(text: str | None, seed: str | None) -> bool:
+    """The text is the seed question word for word (case and punctuation aside)."""
+    return bool(text and seed) and _words(text or "") == _words(seed or "")
+
+
+def most_usable(checks: list[Fidelity | None], n: int, last: set[int] = frozenset()) -> list[int]:
+    """Indices of ``n`` candidates to keep: valid, distinct ones first (those in ``last``, such
+    as copies of the seed, after the others), then the rest, each in the order written."""
+    good = sorted(usable(checks), key=lambda i: i in last)
     return (good + [i for i in range(len(checks)) if i not in good])[:n]

@@ -16,8 +16,7 @@ from simpop.population.realism import REALISM_TOLERANCE, message_shapes, real_me
 LITERACY_ORDER = ("low", "medium", "high")
 IN_LANGUAGE = 0.9  # a persona with fewer messages in its language is flagged
 LOW_VALID_SHARE = 0.85
-TYPICAL = "typical"  # the tag of personas meant to write like the real reference
-MEQSUM_NAME = "MeQSum (1,000 real consumer health questions)"
+MEQSUM_NAME = "MeQSum"
 
 
 @lru_cache(maxsize=4)
@@ -145,7 +144,7 @@ def fidelity_summary(
             )
     for persona in personas:
         warnings += language_warnings(persona, shapes[persona.id])
-        if TYPICAL not in persona.tags or not shapes[persona.id].n:
+        if not persona.typical or not shapes[persona.id].n:
             continue
         gaps = relative_gaps(shapes[persona.id], reference)
         far = [

@@ -89,7 +89,7 @@ def question_count(body: str) -> int:
 def message_shape(text: str) -> MessageShape:
     subject, body = split_subject(text)
     return MessageShape(
-        words=len(_WORD.findall(text)),
+        words=len(_WORD.findall(f"{subject or ''} {body}")),  # the SUBJECT:/MESSAGE: labels left out
         subject=subject is not None,
         own_story=tells_own_story(body),
         relative=bool(_RELATIVE.search(body)),

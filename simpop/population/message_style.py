@@ -7,6 +7,7 @@ literacy and language level."""
 from __future__ import annotations
 
 import random
+import re
 
 from simpop.models import MessageStyle, Persona
 from simpop.prompts import load_prompt_data
@@ -15,20 +16,20 @@ LEARNER_LEVELS = ("A1", "A2", "B1")
 
 DEFAULTS: dict[str, MessageStyle] = {
     "standard": MessageStyle(
-        story=0.8, relative=0.25, background=0.35, greeting=0.4, closing=0.45,
-        no_question_mark=0.45, second_question=0.17, subject=0.0,
+        story=0.85, relative=0.25, detail=0.75, background=0.6, greeting=0.5, closing=0.55,
+        no_question_mark=0.6, second_question=0.17, subject=0.0,
     ),
     "formal": MessageStyle(
-        story=0.75, relative=0.25, background=0.45, greeting=0.5, closing=0.55,
-        no_question_mark=0.35, second_question=0.2, subject=0.0,
+        story=0.8, relative=0.25, detail=0.6, background=0.5, greeting=0.5, closing=0.6,
+        no_question_mark=0.45, second_question=0.2, subject=0.0,
     ),
     "plain": MessageStyle(
-        story=0.75, relative=0.25, background=0.25, greeting=0.3, closing=0.35,
-        no_question_mark=0.6, second_question=0.1, subject=0.0,
+        story=0.75, relative=0.25, detail=0.3, background=0.25, greeting=0.3, closing=0.35,
+        no_question_mark=0.7, second_question=0.1, subject=0.0,
     ),
     "learner": MessageStyle(
-        story=0.75, relative=0.25, background=0.3, greeting=0.45, closing=0.5,
-        no_question_mark=0.5, second_question=0.12, subject=0.0,
+        story=0.75, relative=0.25, detail=0.3, background=0.3, greeting=0.45, closing=0.5,
+        no_question_mark=0.6, second_question=0.12, subject=0.0,
     ),
 }  # fmt: skip
 
@@ -75,9 +76,12 @@ def _story(rng: random.Random, options: dict[str, list[str]], topic: str | None,
     return rng.choice([f for f in frames_ if topic or "{topic}" not in f])
 
 
+_ASKS_ALREADY = re.compile(r"^(?:can|could|would|will|please)\b.*\b(?:tell|explain|help)\b", re.IGNORECASE)
+
+
 def _without_mark(question: str, rng: random.Random, kind: str) -> str:
     bare = question.rstrip().rstrip("?").rstrip()
-    if rng.random() < 0.5:
+    if rng.random() < 0.5 or _ASKS_ALREADY.match(bare):
         return bare
     lowered = bare[:1].lower() + bare[1:]
     return _fill(rng.choice(frames()["statement"][kind]), rng, None, lowered)
@@ -103,6 +107,8 @@ def compose(
     if rng.random() < (style.story or 0):
         about = "relative" if rng.random() < (style.relative or 0) else "own"
         parts.append(_fill(_story(rng, data[about][kind], topic, aspect), rng, topic))
+        if rng.random() < (style.detail or 0):
+            parts.append(_fill(rng.choice(data["detail"][kind]), rng, topic))
         if rng.random() < (style.background or 0):
             parts.append(rng.choice(data["background"][kind]))
     asked = question.strip()

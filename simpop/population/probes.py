@@ -25,14 +25,16 @@ _TEMPLATES = SandboxedEnvironment(undefined=jinja2.StrictUndefined, trim_blocks=
 
 
 OVERSAMPLE = 3  # messages asked for per probe needed; the most distinct valid ones are kept
+QUESTION_OVERSAMPLE = 2  # the same for questions alone (a reply's sentences are candidates too)
 MAX_MESSAGE_CHARS = 300  # a patient's message; the schema caps it, so a list cannot run away
-TOKENS_PER_MESSAGE = 90  # the reply's token budget per message (300 characters and JSON quoting)
+MAX_QUESTION_CHARS = 160  # a question alone (its story is added apart)
+TOKENS_PER_CHAR = 0.3  # the reply's token budget per character of a message, JSON quoting included
 
 
 @lru_cache(maxsize=None)
-def messages_model(n: int) -> type[BaseModel]:
-    """The reply schema: exactly ``n`` patient messages."""
-    message = Annotated[str, StringConstraints(min_length=1, max_length=MAX_MESSAGE_CHARS)]
+def messages_model(n: int, max_chars: int = MAX_MESSAGE_CHARS) -> type[BaseModel]:
+    """The reply schema: exactly ``n`` patient messages of at most ``max_chars`` characters."""
+    message = Annotated[str, StringConstraints(min_length=1, max_length=max_chars)]
     return create_model(
         "PatientMessages",
         __config__=ConfigDict(extra="forbid"),
@@ -69,7 +71,7 @@ def one_question_each(texts: list[str]) -> list[str]:
     result: list[str] = []
     for text in texts:
         sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
-        if sentences and len(text) >= MAX_MESSAGE_CHARS - 5 and not sentences[-1].endswith((".", "?", "!")):
+        if sentences and len(text) >= MAX_QUESTION_CHARS - 5 and not sentences[-1].endswith((".", "?", "!")):
             sentences.pop()
         for sentence in sentences:
             if len(sentence.split()) >= MIN_QUESTION_WORDS and sentence not in result:
@@ -88,16 +90,18 @@ def angles(kind: str = "message") -> list[str]:
     return load_prompt_data("angles")[0][kind]
 
 
-def everyday_lexicon() -> dict[str, str]:
-    return load_prompt_data("everyday_words")[0]
+def everyday_lexicon(domain: Domain | None = None) -> dict[str, str]:
+    """Medical terms and everyday words for them: the built-in ones, then the domain's."""
+    return load_prompt_data("everyday_words")[0] | (domain.everyday_words if domain else {})
 
 
-def everyday_words(persona: Persona, text: str) -> list[tuple[str, str]]:
+def everyday_words(persona: Persona, text: str, domain: Domain | None = None) -> list[tuple[str, str]]:
     """For low health literacy: everyday words for the medical terms in ``text``."""
     if persona.health_literacy != "low":
         return []
     lowered = text.lower()
-    found = [(t, w) for t, w in everyday_lexicon().items() if re.search(rf"\b{re.escape(t)}\b", lowered)]
+    lexicon = everyday_lexicon(domain).items()
+    found = [(t, w) for t, w in lexicon if re.search(rf"\b{re.escape(t)}\b", lowered)]
     return found[:MAX_EVERYDAY_WORDS]
 
 
@@ -155,13 +159,15 @@ def probe_messages(
         n=n,
         one_question=one_question,
         angles=angles("wording" if one_question else "message")[: max(n, 3)],
-        everyday_words=everyday_words(persona, " ".join(source.questions) or text),
+        everyday_words=everyday_words(persona, " ".join(source.questions) or text, domain),
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]
 
 
-async def write_probes(llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int) -> list[str]:
+async def write_probes(
+    llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int, max_chars: int = MAX_MESSAGE_CHARS
+) -> list[str]:
     """``n`` patient messages (cleaned; some may be empty)."""
-    budget = TOKENS_PER_MESSAGE * n + 32
-    reply = await llm.structured(messages, messages_model(n), seed=seed, max_tokens=budget)
+    budget = int(TOKENS_PER_CHAR * max_chars * n) + 32
+    reply = await llm.structured(messages, messages_model(n, max_chars), seed=seed, max_tokens=budget)
     return [clean_question(text) for text in reply.questions]

@@ -12,7 +12,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from simpop import __version__
 from simpop.metrics import columns, higher_is_better, label
-from simpop.models import GroupMean, Probe, Response, Score
+from simpop.models import GroupMean, MessageShapes, Probe, Response, Score
+from simpop.population.language_level import level_name
 from simpop.report.forest_plot import forest_plot
 from simpop.report.gate import GateResult
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
@@ -143,6 +144,7 @@ def environment() -> Environment:
     )
     env.filters["fmt"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
     env.filters["label"] = label
+    env.filters["cefr"] = lambda v: "–" if v is None else f"{level_name(v)} ({v:.1f})"
     env.globals["colour"] = colour
     return env
 
@@ -182,7 +184,22 @@ def report_html(
         examples=worst_examples(records),
         gate=gate,
         min_n=min_n,
+        realism_rows=realism_rows(records),
     )
+
+
+def realism_rows(records: RunRecords) -> list[tuple[str, MessageShapes]]:
+    """Per persona (typical ones marked), then the real reference."""
+    fidelity = records.summary.fidelity
+    if fidelity is None:
+        return []
+    typical = {p.id for p in records.summary.personas if p.typical}
+    rows = [
+        (pid + (" (typical)" if pid in typical else ""), shapes) for pid, shapes in fidelity.shapes.items()
+    ]
+    if fidelity.reference is not None:
+        rows.append((f"real: {fidelity.reference_name}", fidelity.reference))
+    return rows
 
 
 def _models(records: RunRecords) -> dict[str, str]:

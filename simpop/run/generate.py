@@ -12,12 +12,15 @@ from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
 from simpop.models import Cell, Fidelity, NoiseConfig, Persona, Probe
 from simpop.population.cells import sampling_seed
-from simpop.population.fidelity import check_group, most_usable, reading_grade, usable
+from simpop.population.fidelity import check_group, most_usable, reading_grade, same_words, usable
 from simpop.population.meaning import AspectModel, drift_reasons, seed_aspect
 from simpop.population.message_style import compose
 from simpop.population.noise import apply_noise, expected_rate
 from simpop.population.probes import (
+    MAX_MESSAGE_CHARS,
+    MAX_QUESTION_CHARS,
     OVERSAMPLE,
+    QUESTION_OVERSAMPLE,
     ProbeSource,
     everyday_lexicon,
     one_question_each,
@@ -85,8 +88,8 @@ async def generate_probes(
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
         source = inputs.source(cells[0])
         seed = sampling_seed(run_seed, cells[0])
-        wanted = OVERSAMPLE * len(cells)
         one_question = writes_question_only(scenario, source)
+        wanted = (QUESTION_OVERSAMPLE if one_question else OVERSAMPLE) * len(cells)
         messages = probe_messages(persona, scenario, inputs.domain, source, wanted)
         bound = min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
@@ -99,7 +102,7 @@ async def generate_probes(
                 source.questions[0],
                 source.topic,
                 source.qtype,
-                everyday_lexicon(),
+                everyday_lexicon(inputs.domain),
             )
         check = partial(
             check_group,
@@ -107,7 +110,9 @@ async def generate_probes(
             embedder=embedder,
             min_similarity=bound,
             examples=scenario.examples,
-            prompt="\n".join(m["content"] for m in messages if m["role"] != "system"),
+            prompt="\n".join(m["content"] for m in messages if m["role"] != "system").replace(
+                source.questions[0] if source.questions else "\x00", " "
+            ),
             persona=persona.vignette,
             meaning=meaning,
             one_question=one_question,
@@ -116,7 +121,8 @@ async def generate_probes(
         error = None
         for attempt in range(1 + RETRIES):  # a second call when too few candidates are usable
             try:
-                written = await write_probes(llm, messages, wanted, seed + attempt)
+                limit = MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS
+                written = await write_probes(llm, messages, wanted, seed + attempt, limit)
                 candidates += one_question_each(written) if one_question else written
             except LLMError as exc:
                 error = str(exc)
@@ -127,7 +133,8 @@ async def generate_probes(
             error = None  # a later call failed, an earlier one wrote messages
         candidates += [None] * (len(cells) - len(candidates))
         first = check(candidates)
-        chosen = most_usable(first, len(cells))
+        copies = {i for i, text in enumerate(candidates) if same_words(text, source.seed_text)}
+        chosen = most_usable(first, len(cells), copies)
         texts = [candidates[i] for i in chosen]
         checks = check(texts)  # again, so a duplicate names the probe it repeats
         aspect = seed_aspect(aspect_model, source) if one_question and aspect_model is not None else None

@@ -59,3 +59,13 @@ def with_judges(reply: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, A
         return reply(request)
 
     return answer
+
+
+def reworded(request: dict[str, Any]) -> list[str]:
+    """What a fake patient writes for a probe-writing request: its first quoted text (the seed
+    question) asked again in other words, one question sentence each, numbered so that none
+    repeats another (a copy of the seed word for word is not a patient's question)."""
+    seed = quoted(request)[0] if quoted(request) else "Hello there"
+    core = re.sub(r"\(\s*are\s*\)", "", seed).replace("?", "").strip().rstrip(".")
+    core = " ".join(core.split())
+    return [f"Could you tell me {core[:1].lower()}{core[1:]}, take {i + 1}?" for i in range(count(request))]
