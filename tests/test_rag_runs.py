@@ -35,7 +35,7 @@ def variants_reply(request: dict) -> Reply:
     if "response_format" not in request:  # the bot's own answer
         return Reply("Ask your eye doctor about drops.")
     topic = quoted(request)[0].rstrip("?")
-    forms = ["{t}?", "My doctor mentioned it and I worry a lot. {t}? (second try)", "{t} again?"]
+    forms = ["{t}?", "Please, {t} (second try)?", "Tell me again, {t}?"]
     return Reply(json.dumps({"questions": [forms[i % 3].format(t=topic) for i in range(count(request))]}))
 
 

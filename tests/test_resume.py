@@ -13,14 +13,11 @@ from collections import Counter
 from helpers import simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, judge_schema, quoted, with_judges
-
-WORDS = ["Is it bad for my eyes", "How do doctors fix it", "Can my children get this", "What should I do now"]
+from simpop.testing.patients import judge_schema, reworded, with_judges
 
 
 def variants_reply(request: dict) -> Reply:
-    topic = quoted(request)[0]
-    return Reply(json.dumps({"questions": [f"{WORDS[i % 4]}, this {topic}?" for i in range(count(request))]}))
+    return Reply(json.dumps({"questions": reworded(request)}))
 
 
 def counts(path):
@@ -37,7 +34,7 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
             f"variants: 3\nlimit: 5\nscenarios: []\nllm: {{base_url: '{server.base_url}', concurrency: 2}}\n"
         )
         path = write_config(project, config)
-        planned = 5 * 6 * 3
+        planned = 5 * len(list((project / "personas").glob("*.yaml"))) * 3
         process = subprocess.Popen(
             [sys.executable, "-m", "simpop", "run", str(path)],
             cwd=project,
@@ -71,7 +68,8 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["planned_cells"] == planned
     assert summary["accuracy"]["total"]["n"] + sum(summary["excluded"].values()) == planned
-    # one request per persona and seed QAP (30): replies received before the kill come from
-    # the cache on resume; only the requests in flight at the kill (concurrency 2) go again
+    # one request per persona and seed QAP: replies received before the kill come from the
+    # cache on resume; only the requests in flight at the kill (concurrency 2) go again
     writing = [r for r in server.requests if not judge_schema(r)]
-    assert 30 <= len(writing) <= 30 + 2
+    groups = planned // 3
+    assert groups <= len(writing) <= groups + 2

@@ -61,11 +61,26 @@ def with_judges(reply: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, A
     return answer
 
 
+OPENERS = (
+    "Could you tell me",
+    "I would really like to know",
+    "Please can somebody explain",
+    "My question for you is",
+    "Sorry to bother you, but",
+    "I keep wondering",
+    "Help me understand",
+    "Quick one from me:",
+)
+
+
 def reworded(request: dict[str, Any]) -> list[str]:
     """What a fake patient writes for a probe-writing request: its first quoted text (the seed
-    question) asked again in other words, one question sentence each, numbered so that none
-    repeats another (a copy of the seed word for word is not a patient's question)."""
+    question) asked again with another opening each, one question sentence each, none a
+    near-repeat of another."""
     seed = quoted(request)[0] if quoted(request) else "Hello there"
-    core = re.sub(r"\(\s*are\s*\)", "", seed).replace("?", "").strip().rstrip(".")
-    core = " ".join(core.split())
-    return [f"Could you tell me {core[:1].lower()}{core[1:]}, take {i + 1}?" for i in range(count(request))]
+    core = " ".join(re.sub(r"\(\s*are\s*\)", "", seed).replace("?", "").split()).rstrip(".")
+    core = core[:1].lower() + core[1:]
+    return [
+        f"{OPENERS[i % len(OPENERS)]} {core}{' ' + str(i) if i >= len(OPENERS) else ''}?"
+        for i in range(count(request))
+    ]
