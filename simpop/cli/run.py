@@ -153,6 +153,9 @@ def run(
         console.print(fidelity_table(summary))
         for warning in summary.fidelity.warnings:
             console.print(f"[yellow]warning:[/] {warning}")
+        console.print(
+            f"how the simulated patients write, beside real patients: simpop fidelity {store.directory}"
+        )
     if summary.accuracy is not None:
         console.print(accuracy_table(summary))
     for table_name, title in (

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 
 _SUBJECT = re.compile(r"^\s*SUBJECT:\s*(?P<subject>[^\n]*)\n+\s*MESSAGE:\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|ive|i'd|me|my|myself|mine)\b", re.IGNORECASE)
+# the writer as the one something happens to: "I have", "I was told", "my levels", "I'm 40"
+_FIRST_PERSON_PATTERN = (
+    r"\b(?:i|i'm|im|i've|ive)\s+(?:\w+\s+)?(?:have|had|has|am|was|been|got|get|getting|take|taking|took|"
+    r"feel|felt|feeling|suffer|suffering|suffered|diagnosed|having|experience|experiencing|noticed|"
+    r"started|stopped|tried|went|need\s+surgery|can't|cannot|can\s+not|\d+)\b|"
+    r"\b(?:i'm|im)\s+\d+|\bmy\s+(?!(?:\w+\s+)?(?:{relatives})\b)\w+"
+)
 # first-person words that only frame a request ("I would like to know ...", "can you tell me")
 _REQUEST = re.compile(
     r"\b(?:i|we)\s+(?:would|'d|wd)?\s*(?:like|want|wanted|need|needed|am\s+looking|was\s+wondering|"
@@ -32,7 +38,15 @@ RELATIVES = (
     "aunt|uncle|niece|nephew|cousin|family|friend|friends|neighbou?r|in-laws?|mother-in-law|"
     "father-in-law|stepson|stepdaughter|stepmother|stepfather|relative"
 )
-_RELATIVE = re.compile(rf"\b(?:my|our|his|her)\s+(?:\w+\s+)?(?:{RELATIVES})\b", re.IGNORECASE)
+_RELATIVE_NAMED = re.compile(
+    rf"\b(?:a|an|my|our|his|her)\s+(?:\S+\s+){{0,3}}(?:{RELATIVES})\b", re.IGNORECASE
+)
+# another person's story: a relative named, or "he has", "she was" ...
+_RELATIVE = re.compile(
+    rf"{_RELATIVE_NAMED.pattern}|\b(?:he|she)\s+(?:has|had|is|was|suffers|suffered|gets|got|can't|cannot)\b",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(_FIRST_PERSON_PATTERN.replace("{relatives}", RELATIVES), re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 
 
@@ -70,10 +84,11 @@ def sentences(text: str) -> list[str]:
 
 
 def tells_own_story(body: str) -> bool:
-    """A statement in the first person that is more than the frame of a request ("I have had
-    this rash for 13 years", not "I would like to know ...")."""
+    """A statement about the writer's own situation, beyond the frame of a request and not
+    about a relative ("I have had this rash for 13 years", not "I would like to know ..." or
+    "I have a sister who ...")."""
     for sentence in sentences(body):
-        if sentence.endswith("?"):
+        if sentence.endswith("?") or _RELATIVE_NAMED.search(sentence):
             continue
         rest = _REQUEST.sub(" ", sentence)
         if _FIRST_PERSON.search(rest) and len(_WORD.findall(rest)) >= 3:
