@@ -233,6 +233,11 @@ def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
     personas = records.summary.personas
     summary = fidelity_summary(personas, list(records.probes.values()), real)
     typical = {p.id for p in personas if p.typical}
-    console.print(realism_table(summary, typical, f"how the simulated patients write · run {records.run_id}"))
+    console.print(realism_table(summary, typical, f"how patients write · {records.run_id}"))
+    console.print(
+        "words: median length; story: tells their own or a relative's story; no ?: without a question "
+        "mark; 2+ ?: two or more questions; grade: Flesch-Kincaid; CEFR: estimated level; slips: "
+        "learner grammar slips per 100 words; * meant to be typical"
+    )
     for warning in summary.warnings:
         console.print(f"[yellow]warning[/] {warning}")

@@ -99,47 +99,34 @@ def fidelity_table(summary: RunSummary) -> Table:
     return table
 
 
-def _gap(value: float | None, real: float | None, digits: int, typical: bool) -> str:
-    shown = fmt(value, digits)
-    if typical and value is not None and real:
-        shown += f" ({(value - real) / real:+.0%})"
-    return shown
-
-
 def _level(score: float | None) -> str:
-    return "–" if score is None else f"{level_name(score)} ({score:.1f})"
+    return "–" if score is None else level_name(score)
 
 
 def realism_table(fidelity: FidelitySummary, typical: set[str], title: str) -> Table:
-    """Per persona, the shape of its usable messages beside the real reference; for personas
-    meant to be typical, the relative distance to the reference in brackets."""
+    """Per persona (* meant to be typical), the shape of its usable messages beside the real
+    reference; the full figures, with intervals, are in summary.json and the report."""
     table = Table(title=title)
-    columns = ["persona", "n", "median words", "story", "relative", "no '?'", "2+ questions", "subject"]
-    columns += ["reading grade (95% CI)", "CEFR", "slips/100 words", "in language"]
+    columns = ["persona", "n", "words", "story", "relative", "no ?", "2+ ?", "grade", "CEFR", "slips"]
     for column in columns:
-        table.add_column(column, justify="left" if column == "persona" else "right")
-    real = fidelity.reference
-    rows = [(pid, shapes) for pid, shapes in fidelity.shapes.items()]
-    if real is not None:
-        rows.append((f"real: {fidelity.reference_name}", real))
+        table.add_column(
+            column, justify="left" if column == "persona" else "right", no_wrap=column == "persona"
+        )
+    rows = [(pid + (" *" if pid in typical else ""), shapes) for pid, shapes in fidelity.shapes.items()]
+    if fidelity.reference is not None:
+        rows.append((f"real: {fidelity.reference_name}", fidelity.reference))
     for name, shapes in rows:
-        near = name in typical and real is not None
-        grade = fmt(shapes.reading_grade, 1)
-        if shapes.reading_grade_low is not None:
-            grade += f" ({shapes.reading_grade_low:.1f}–{shapes.reading_grade_high:.1f})"
         table.add_row(
-            name + (" [dim](typical)[/]" if name in typical else ""),
+            name,
             str(shapes.n),
-            _gap(shapes.median_words, real.median_words if near else None, 0, near),
-            _gap(shapes.context, real.context if near else None, 2, near),
+            fmt(shapes.median_words, 0),
+            fmt(shapes.context, 2),
             fmt(shapes.relative, 2),
-            _gap(shapes.no_question_mark, real.no_question_mark if near else None, 2, near),
+            fmt(shapes.no_question_mark, 2),
             fmt(shapes.multi_question, 2),
-            fmt(shapes.subject, 2),
-            grade,
+            fmt(shapes.reading_grade, 1),
             _level(shapes.language_level),
             fmt(shapes.slips_per_100_words, 1),
-            fmt(shapes.in_language, 2),
         )
     return table
 
