@@ -40,7 +40,9 @@ def reading_grade(text: str) -> float | None:
     words = _WORD.findall(text)
     if not words:
         return None
-    sentences = max(1, len(_SENTENCE_END.findall(text.strip())))
+    stripped = text.strip()
+    unterminated = not stripped.endswith((".", "!", "?"))  # a last sentence without a stop counts too
+    sentences = len(_SENTENCE_END.findall(stripped)) + unterminated
     total = sum(syllables(w) for w in words)
     return round(0.39 * len(words) / sentences + 11.8 * total / len(words) - 15.59, 2)
 

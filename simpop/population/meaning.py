@@ -170,6 +170,15 @@ def drift_reasons(
     qtype: str | None,
     everyday: dict[str, str],
     probes: list[str],
+    story_names_topic: bool = False,
 ) -> list[str | None]:
-    """Why each probe of one seed does not ask the seed's question (``None``: it does)."""
-    return [c.reason for c in check_meaning(model, seed, probes, topic, qtype, everyday)]
+    """Why each probe of one seed does not ask the seed's question (``None``: it does).
+    ``story_names_topic``: the story put before the question will name the topic, so "Is it
+    passed down in the family?" may say "it"."""
+    context = [topic or ""] * len(probes) if story_names_topic else None
+    return [c.reason for c in check_meaning(model, seed, probes, topic, qtype, everyday, context)]
+
+
+def names_topic_of(question: str, topic: str | None, everyday: dict[str, str]) -> bool:
+    """The question names its topic (no story has to name it first)."""
+    return not topic or names_topic(question, topic, everyday)

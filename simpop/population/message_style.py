@@ -67,13 +67,16 @@ def _fill(frame: str, rng: random.Random, topic: str | None, question: str = "")
 NOT_YET = ("prevention", "susceptibility", "diagnosis", "symptoms", "causes", "frequency")
 
 
-def _story(rng: random.Random, options: dict[str, list[str]], topic: str | None, aspect: str | None) -> str:
+def _story(
+    rng: random.Random, options: dict[str, list[str]], topic: str | None, aspect: str | None, naming: bool
+) -> str:
     """A story frame: one where the patient has the topic only for questions someone who has
-    it asks (not how to prevent, get or find it)."""
+    it asks (not how to prevent, get or find it); one that names the topic when ``naming``."""
     frames_ = list(options["any"])
     if aspect not in NOT_YET:
         frames_ += options.get("has", [])
-    return rng.choice([f for f in frames_ if topic or "{topic}" not in f])
+    named = [f for f in frames_ if "{topic}" in f] if naming and topic else []
+    return rng.choice(named or [f for f in frames_ if topic or "{topic}" not in f])
 
 
 _ASKS_ALREADY = re.compile(r"^(?:can|could|would|will|please)\b.*\b(?:tell|explain|help)\b", re.IGNORECASE)
@@ -94,19 +97,21 @@ def compose(
     seed: int,
     second: str | None = None,
     aspect: str | None = None,
+    story_needed: bool = False,
 ) -> tuple[str, str | None]:
     """The message a persona sends with ``question`` in it, and its subject line (if any).
     ``second``: another wording of the same question, asked too when the style says so;
-    ``aspect``: what the question asks about the topic (``meaning.aspects``)."""
+    ``aspect``: what the question asks about the topic (``meaning.aspects``); ``story_needed``:
+    the question says "it", so a story that names the topic comes first."""
     rng = random.Random(seed)
     style, kind = style_of(persona), register(persona)
     data = frames()
     parts: list[str] = []
     if rng.random() < (style.greeting or 0):
         parts.append(rng.choice(data["greeting"][kind]))
-    if rng.random() < (style.story or 0):
+    if rng.random() < (style.story or 0) or story_needed:
         about = "relative" if rng.random() < (style.relative or 0) else "own"
-        parts.append(_fill(_story(rng, data[about][kind], topic, aspect), rng, topic))
+        parts.append(_fill(_story(rng, data[about][kind], topic, aspect, story_needed), rng, topic))
         if rng.random() < (style.detail or 0):
             parts.append(_fill(rng.choice(data["detail"][kind]), rng, topic))
         if rng.random() < (style.background or 0):

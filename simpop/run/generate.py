@@ -13,7 +13,7 @@ from simpop.llm import LLMClient, LLMError
 from simpop.models import Cell, Fidelity, NoiseConfig, Persona, Probe
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, reading_grade, same_words, usable
-from simpop.population.meaning import AspectModel, drift_reasons, seed_aspect
+from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
 from simpop.population.message_style import compose
 from simpop.population.noise import apply_noise, expected_rate
 from simpop.population.probes import (
@@ -33,7 +33,7 @@ from simpop.run.plan import RunInputs
 from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog
 
-RETRIES = 1
+RETRIES = 2  # further calls when too few candidates are usable
 
 
 def wrapped(
@@ -44,9 +44,12 @@ def wrapped(
     seed: int,
     second: str | None,
     aspect: str | None,
+    everyday: dict[str, str],
 ) -> tuple[str, Fidelity]:
-    """The persona's message around a checked question; reading grade and length of the message."""
-    body, subject = compose(question, persona, source.topic, seed, second, aspect)
+    """The persona's message around a checked question (a story that names the topic when the
+    question only says "it"); reading grade and length of the message."""
+    named = names_topic_of(question, source.topic, everyday)
+    body, subject = compose(question, persona, source.topic, seed, second, aspect, story_needed=not named)
     message = f"{subject}\n{body}" if subject else body
     update = {"question": question, "reading_grade": reading_grade(message), "words": len(message.split())}
     return message, fidelity.model_copy(update=update)
@@ -103,6 +106,7 @@ async def generate_probes(
                 source.topic,
                 source.qtype,
                 everyday_lexicon(inputs.domain),
+                story_names_topic=one_question,
             )
         check = partial(
             check_group,
@@ -147,7 +151,16 @@ async def generate_probes(
             cell_seed = sampling_seed(run_seed, cell)
             if one_question and text and fidelity is not None and fidelity.valid:
                 second = spare.pop(0) if spare else None
-                text, fidelity = wrapped(text, fidelity, persona, source, cell_seed, second, aspect)
+                text, fidelity = wrapped(
+                    text,
+                    fidelity,
+                    persona,
+                    source,
+                    cell_seed,
+                    second,
+                    aspect,
+                    everyday_lexicon(inputs.domain),
+                )
             noisy = apply_noise(text, noise, cell_seed) if text else None
             probes.append(
                 Probe(
