@@ -26,8 +26,8 @@ def test_reading_grade_hand_computed():
         0.39 * 2 + 11.8 * 7 / 4 - 15.59, abs=0.01
     )
     assert reading_grade("???") is None
-    # a last sentence without a stop is a sentence too: 2 sentences of 3 words, 3 syllables
-    assert reading_grade("I feel bad. what now") == pytest.approx(0.39 * 2 + 11.8 * 1 - 15.59, abs=0.01)
+    # a last sentence without a stop is a sentence too: 5 words in 2 sentences, 5 syllables
+    assert reading_grade("I feel bad. what now") == pytest.approx(0.39 * 5 / 2 + 11.8 * 1 - 15.59, abs=0.01)
     assert [syllables(w) for w in ("eye", "operation", "blorpit", "flarbe")] == [
         1,
         4,
