@@ -25,7 +25,10 @@ from wordfreq import zipf_frequency
 from simpop.embed import Embedder
 
 ASPECTS_FILE = Path(__file__).parent / "aspects.yaml"
+# tuned on half of the hand-labelled breast-cancer probes (bench/meaning_check.py reports the
+# other half): the seed's aspect must score best, and at least ASPECT_FLOOR
 ASPECT_MARGIN = 0.05  # the seed's aspect may score this much below the best other aspect
+ASPECT_FLOOR = 0.5  # cosine to the nearest wording of the seed's aspect
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _STOP = {"a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "with", "are", "is", "your", "my"}
 _PRONOUN = re.compile(r"\b(?:it|this|that|they|them|these|those|its)\b", re.IGNORECASE)
@@ -107,8 +110,11 @@ class AspectModel:
 
     def scores(self, texts: list[str]) -> np.ndarray:
         """Per text and aspect: the best cosine to one of the aspect's wordings."""
-        similarity = self.embedder.embed(texts) @ self.vectors.T
-        result = np.full((len(texts), len(self.names)), -1.0)
+        return self.scores_of(self.embedder.embed(texts))
+
+    def scores_of(self, vectors: np.ndarray) -> np.ndarray:
+        similarity = vectors @ self.vectors.T
+        result = np.full((len(vectors), len(self.names)), -1.0)
         for index in range(len(self.names)):
             result[:, index] = similarity[:, self.owner == index].max(axis=1)
         return result
@@ -135,12 +141,15 @@ def check_meaning(
     """For each probe of one seed: does it ask the seed's question? ``context``: the rest of
     each probe's message (its story), where a question that says "it" may name the topic."""
     masked = [mask_topic(t, topic, everyday) for t in [seed, *probes]]
-    scores = model.scores(masked)
+    vectors = model.embedder.embed(masked)
+    scores = model.scores_of(vectors)
     seed_aspect = aspect_of_qtype(qtype) or model.names[int(scores[0].argmax())]
     own = model.names.index(seed_aspect)
+    to_seed = vectors[1:] @ vectors[0]  # the seed is one more wording of its own aspect
     results = []
     for index, probe in enumerate(probes):
-        row = scores[index + 1]
+        row = scores[index + 1].copy()
+        row[own] = max(row[own], float(to_seed[index]))
         best = int(row.argmax())
         probe_aspect = model.names[best]
         reason = None
@@ -150,6 +159,9 @@ def check_meaning(
                 reason = f"does not name the seed's topic ({topic})"
         if reason is None and best != own and row[own] < row[best] - margin:
             reason = f"asks about {probe_aspect.replace('_', ' ')}, not {seed_aspect.replace('_', ' ')}"
+        elif reason is None and row[own] < ASPECT_FLOOR:
+            aspect = seed_aspect.replace("_", " ")
+            reason = f"does not clearly ask about {aspect} ({row[own]:.2f} < {ASPECT_FLOOR})"
         results.append(MeaningCheck(reason is None, reason, seed_aspect, probe_aspect))
     return results
 
