@@ -72,7 +72,7 @@ def reply(request: dict) -> Reply:
     seeds = quoted(request)
     words = " ".join(seeds[0].split()[:7]) if seeds else "My eye hurts and I feel sick"
     asides = ["sorry to ask", "my son wants to know", "I am worried", "quick question", "thank you"]
-    messages = [f"{asides[i % 5]}: {words}, take {i}?" for i in range(count(request))]
+    messages = [f"{asides[i % 5]}: {words} ({'again ' * (i // 5)}{i % 5})?" for i in range(count(request))]
     return Reply(json.dumps({"questions": messages}))
 
 
