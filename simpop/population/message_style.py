@@ -13,6 +13,7 @@ from simpop.models import MessageStyle, Persona
 from simpop.prompts import load_prompt_data
 
 LEARNER_LEVELS = ("A1", "A2", "B1")
+STORIES_LANGUAGE = "en"  # the language of the frames; a persona writing another gets its question alone
 
 DEFAULTS: dict[str, MessageStyle] = {
     "standard": MessageStyle(

@@ -14,7 +14,7 @@ from simpop.models import Cell, Fidelity, NoiseConfig, Persona, Probe
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, reading_grade, same_words, usable
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
-from simpop.population.message_style import compose
+from simpop.population.message_style import STORIES_LANGUAGE, compose
 from simpop.population.noise import apply_noise, expected_rate
 from simpop.population.probes import (
     MAX_MESSAGE_CHARS,
@@ -48,6 +48,8 @@ def wrapped(
 ) -> tuple[str, Fidelity]:
     """The persona's message around a checked question (a story that names the topic when the
     question only says "it"); reading grade and length of the message."""
+    if persona.language != STORIES_LANGUAGE:  # the sentence frames are English
+        return question, fidelity.model_copy(update={"question": question})
     named = names_topic_of(question, source.topic, everyday)
     body, subject = compose(question, persona, source.topic, seed, second, aspect, story_needed=not named)
     message = f"{subject}\n{body}" if subject else body

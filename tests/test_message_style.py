@@ -1,0 +1,67 @@
+"""The message a persona's question is put into: deterministic, by register, shaped like real
+messages on average."""
+
+from __future__ import annotations
+
+import statistics
+
+from simpop.models import MessageStyle, Persona
+from simpop.population.message_shape import message_shape
+from simpop.population.message_style import compose, register, style_of
+
+
+def _persona(literacy: str = "medium", level: str = "native", **style: float) -> Persona:
+    return Persona(
+        id="p",
+        name="p",
+        vignette="v",
+        health_literacy=literacy,
+        language_level=level,
+        style=MessageStyle(**style),
+    )
+
+
+def test_registers_and_style_defaults():
+    assert register(_persona("low")) == "plain"
+    assert register(_persona("high")) == "formal"
+    assert register(_persona("high", "A2")) == "learner"
+    assert register(_persona()) == "standard"
+    assert style_of(_persona(story=0.1)).story == 0.1  # the persona's own share wins
+    assert style_of(_persona()).story == style_of(_persona("medium", "C1")).story
+
+
+def test_the_same_seed_gives_the_same_message():
+    persona = _persona()
+    first = compose("How is glaucoma treated?", persona, "Glaucoma", seed=7)
+    assert first == compose("How is glaucoma treated?", persona, "Glaucoma", seed=7)
+    assert "glaucoma treated" in first[0]
+    others = {compose("How is glaucoma treated?", persona, "Glaucoma", seed=s)[0] for s in range(20)}
+    assert len(others) > 10
+
+
+def test_a_question_that_says_it_gets_a_story_naming_the_topic():
+    persona = _persona(story=0.0)  # no story unless one is needed
+    for seed in range(20):
+        alone, _ = compose("Is it passed down in families?", persona, "Glaucoma", seed)
+        assert "glaucoma" not in alone.lower()
+        told, _ = compose("Is it passed down in families?", persona, "Glaucoma", seed, story_needed=True)
+        assert "glaucoma" in told.lower() and told.lower().index("glaucoma") < told.index("passed down")
+
+
+def test_without_a_topic_no_frame_names_one():
+    for seed in range(30):
+        text, subject = compose("What should I do now?", _persona(story=1.0), None, seed)
+        assert "{" not in text and "  " not in text and subject is None
+
+
+def test_shares_follow_the_style():
+    persona = _persona(story=1.0, relative=0.0, no_question_mark=0.0, greeting=0.0, closing=0.0, detail=0.0)
+    shapes = [
+        message_shape(compose("How is glaucoma treated?", persona, "Glaucoma", s)[0]) for s in range(100)
+    ]
+    assert all(s.question_mark for s in shapes)
+    assert sum(s.own_story for s in shapes) >= 80  # an own story every time, detected in most
+    plain = _persona(story=0.0, no_question_mark=1.0, greeting=0.0, closing=0.0, second_question=0.0)
+    texts = [compose("How is glaucoma treated?", plain, "Glaucoma", s)[0] for s in range(50)]
+    assert not any("?" in t for t in texts)
+    assert statistics.median(len(t.split()) for t in texts) < 12
