@@ -3,17 +3,18 @@
 seed, topic, question type and the meaning check's verdict: the material for labelling how
 well the check works (``bench/meaning_check.py``).
 
-    python bench/candidates.py targets/breast-qap.yaml > candidates.jsonl
+    python bench/candidates.py targets/breast-qap.yaml [LIMIT [PERSONA,...]] > candidates.jsonl
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 
-from simpop.config import load_run_config
+from simpop.config import load_run_config, with_options
 from simpop.embed import Embedder
 from simpop.llm import open_llm
 from simpop.population.cells import VARIANT_SCENARIO, sampling_seed
@@ -29,8 +30,8 @@ from simpop.population.probes import (
 from simpop.run.plan import load_inputs
 
 
-async def main(config_path: Path) -> None:
-    config = load_run_config(config_path)
+async def main(config_path: Path, limit: int | None, personas: list[str] | None) -> None:
+    config = with_options(load_run_config(config_path), dict(os.environ), limit=limit, persona_ids=personas)
     inputs = load_inputs(config)
     llm = open_llm(config.llm)
     model = AspectModel(Embedder(config.embedding))
@@ -63,4 +64,6 @@ async def main(config_path: Path) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1])))
+    arguments = sys.argv[1:] + [None, None]
+    limit = int(arguments[1]) if arguments[1] else None
+    asyncio.run(main(Path(arguments[0]), limit, arguments[2].split(",") if arguments[2] else None))
