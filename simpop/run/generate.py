@@ -4,6 +4,7 @@ ones, and the persona's noise makes the text the bot receives."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from functools import partial
 
 from rich.progress import Progress
@@ -57,6 +58,35 @@ def wrapped(
     return message, fidelity.model_copy(update=update)
 
 
+async def write_candidates(
+    llm: LLMClient,
+    messages: list[dict[str, str]],
+    wanted: int,
+    seed: int,
+    one_question: bool,
+    check: Callable[[list[str | None]], list[Fidelity | None]],
+    needed: int,
+) -> tuple[list[str | None], str | None]:
+    """At least ``needed`` candidates (``None`` where none was written) and the LLM's error if
+    none was: more calls, up to ``RETRIES``, while fewer than ``needed`` are usable. A
+    question-only reply gives one candidate per sentence."""
+    candidates: list[str | None] = []
+    error = None
+    for attempt in range(1 + RETRIES):
+        limit = MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS
+        try:
+            written = await write_probes(llm, messages, wanted, seed + attempt, limit)
+        except LLMError as exc:
+            error = str(exc)
+            break
+        candidates += one_question_each(written) if one_question else written
+        if len(usable(check(candidates))) >= needed:
+            break
+    if candidates:
+        error = None  # a later call failed, an earlier one wrote messages
+    return candidates + [None] * (needed - len(candidates)), error
+
+
 def _noise_label(noise: NoiseConfig) -> str:
     return f"{noise.model}@{expected_rate(noise):g}"
 
@@ -88,6 +118,7 @@ async def generate_probes(
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
     aspect_model = AspectModel(embedder) if any(s.keeps_meaning for s in inputs.scenarios.values()) else None
+    everyday = everyday_lexicon(inputs.domain)
 
     async def one_group(cells: list[Cell]) -> None:
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
@@ -107,37 +138,24 @@ async def generate_probes(
                 source.questions[0],
                 source.topic,
                 source.qtype,
-                everyday_lexicon(inputs.domain),
+                everyday,
                 story_names_topic=one_question,
             )
+        prompt_text = "\n".join(m["content"] for m in messages if m["role"] != "system")
         check = partial(
             check_group,
             seed_text=source.seed_text,
             embedder=embedder,
             min_similarity=bound,
             examples=scenario.examples,
-            prompt="\n".join(m["content"] for m in messages if m["role"] != "system").replace(
-                source.questions[0] if source.questions else "\x00", " "
-            ),
+            prompt=prompt_text.replace(source.questions[0], " ") if source.questions else prompt_text,
             persona=persona.vignette,
             meaning=meaning,
             one_question=one_question,
         )
-        candidates: list[str | None] = []
-        error = None
-        for attempt in range(1 + RETRIES):  # a second call when too few candidates are usable
-            try:
-                limit = MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS
-                written = await write_probes(llm, messages, wanted, seed + attempt, limit)
-                candidates += one_question_each(written) if one_question else written
-            except LLMError as exc:
-                error = str(exc)
-                break
-            if len(usable(check(candidates))) >= len(cells):
-                break
-        if candidates:
-            error = None  # a later call failed, an earlier one wrote messages
-        candidates += [None] * (len(cells) - len(candidates))
+        candidates, error = await write_candidates(
+            llm, messages, wanted, seed, one_question, check, len(cells)
+        )
         first = check(candidates)
         copies = {i for i, text in enumerate(candidates) if same_words(text, source.seed_text)}
         chosen = most_usable(first, len(cells), copies)
@@ -153,16 +171,7 @@ async def generate_probes(
             cell_seed = sampling_seed(run_seed, cell)
             if one_question and text and fidelity is not None and fidelity.valid:
                 second = spare.pop(0) if spare else None
-                text, fidelity = wrapped(
-                    text,
-                    fidelity,
-                    persona,
-                    source,
-                    cell_seed,
-                    second,
-                    aspect,
-                    everyday_lexicon(inputs.domain),
-                )
+                text, fidelity = wrapped(text, fidelity, persona, source, cell_seed, second, aspect, everyday)
             noisy = apply_noise(text, noise, cell_seed) if text else None
             probes.append(
                 Probe(
