@@ -27,7 +27,7 @@ _TEMPLATES = SandboxedEnvironment(undefined=jinja2.StrictUndefined, trim_blocks=
 OVERSAMPLE = 3  # messages asked for per probe needed; the most distinct valid ones are kept
 QUESTION_OVERSAMPLE = 3  # the same for questions alone (a reply's sentences are candidates too)
 MAX_MESSAGE_CHARS = 300  # a patient's message; the schema caps it, so a list cannot run away
-MAX_QUESTION_CHARS = 160  # a question alone (its story is added apart)
+MAX_QUESTION_CHARS = 120  # a question alone (its story is added apart)
 TOKENS_PER_CHAR = 0.3  # the reply's token budget per character of a message, JSON quoting included
 
 
