@@ -25,12 +25,12 @@ def reference_shapes(path: Path | None = None) -> MessageShapes:
 
 
 def usable_texts(probes: list[Probe]) -> list[str]:
-    """The messages a persona wrote that were kept: valid and not a near-duplicate."""
-    return [
-        p.text
-        for p in probes
-        if p.text and p.fidelity is not None and p.fidelity.valid and p.duplicate_of is None
-    ]
+    """The messages a persona wrote that were kept (valid, not a near-duplicate) and ask one of
+    the bot's own questions in a message of the persona's (what real consumer health messages
+    are); all kept messages when there are none of those (a run of hazard scenarios only)."""
+    kept = [p for p in probes if p.text and p.fidelity and p.fidelity.valid and p.duplicate_of is None]
+    wrapped = [p for p in kept if p.fidelity and p.fidelity.question is not None]
+    return [p.text or "" for p in (wrapped or kept)]
 
 
 def _mean(values: list[float]) -> float | None:

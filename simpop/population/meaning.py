@@ -55,6 +55,10 @@ def aspect_of_qtype(qtype: str | None) -> str | None:
 
 
 def _stem(word: str) -> str:
+    """A crude stem: the first six letters of a long word (diabetic, diabetes), else the word
+    without a plural s."""
+    if len(word) > 6:
+        return word[:6]
     return word[:-1] if len(word) > 4 and word.endswith("s") else word
 
 

@@ -132,6 +132,7 @@ async def generate_probes(
             bound = chunk_min_similarity
         meaning = None
         if aspect_model is not None and scenario.keeps_meaning and len(source.questions) == 1:
+            bound = None  # the meaning check judges it (a bare "it" is far from the seed by cosine)
             meaning = partial(
                 drift_reasons,
                 aspect_model,
