@@ -13,14 +13,15 @@ from helpers import ROOT, assert_one_line_error, simpop, write_config
 
 from simpop.labels.clinicians import COLUMNS
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import reworded, with_judges
+from simpop.testing.patients import count, reworded, with_judges
 
 PERSONAS = ["high-literacy", "low-literacy"]
 
 
 def same_question(request: dict) -> Reply:
-    """Every message of a group is the seed itself: variant 0 is asked, variant 1 is a duplicate."""
-    return Reply(json.dumps({"questions": reworded(request)}))
+    """Every message of a group is the same rewording of the seed: variant 0 is asked, variant 1
+    is a duplicate."""
+    return Reply(json.dumps({"questions": [reworded(request)[0]] * count(request)}))
 
 
 @pytest.fixture(scope="module")

@@ -66,15 +66,15 @@ MIN_QUESTION_WORDS = 3
 
 def one_question_each(texts: list[str]) -> list[str]:
     """Messages split into their sentences, each a candidate of its own (a small model often
-    writes a run of questions into one message); repeats and fragments left out, and the last
-    sentence of a message cut off at the length limit."""
+    writes a run of questions into one message); fragments left out, and the last sentence of a
+    message cut off at the length limit (repeats stay, for the near-duplicate check to count)."""
     result: list[str] = []
     for text in texts:
         sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
         if sentences and len(text) >= MAX_QUESTION_CHARS - 5 and not sentences[-1].endswith((".", "?", "!")):
             sentences.pop()
         for sentence in sentences:
-            if len(sentence.split()) >= MIN_QUESTION_WORDS and sentence not in result:
+            if len(sentence.split()) >= MIN_QUESTION_WORDS:
                 result.append(sentence)
     return result
 
