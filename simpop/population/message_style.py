@@ -18,7 +18,7 @@ STORIES_LANGUAGE = "en"  # the language of the frames; a persona writing another
 DEFAULTS: dict[str, MessageStyle] = {
     "standard": MessageStyle(
         story=0.85, relative=0.25, detail=0.75, background=0.7, greeting=0.5, closing=0.55,
-        no_question_mark=0.45, second_question=0.17, subject=0.0,
+        no_question_mark=0.55, second_question=0.17, subject=0.0,
     ),
     "formal": MessageStyle(
         story=0.8, relative=0.25, detail=0.6, background=0.5, greeting=0.5, closing=0.6,
