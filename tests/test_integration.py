@@ -8,6 +8,8 @@ import shutil
 import pytest
 from helpers import ROOT, simpop, write_config
 
+from simpop.run.generate import RETRIES
+
 pytestmark = pytest.mark.integration
 
 CONFIG = """
@@ -136,7 +138,8 @@ def test_scenario_probes_with_the_real_llm(project):
         assert probe["noisy_text"] is not None and probe["noise"] == "asr@0.369"  # the voice line
     assert {p["urgency"] for p in probes if p["scenario_id"] != "off-topic"} == {"em"}
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["llm"]["requests"] == 3  # off-topic: one call for both; one per vignette
+    # off-topic: one call for both; one per vignette; more only while too few are usable
+    assert 3 <= summary["llm"]["requests"] <= 3 * (1 + RETRIES)
     assert summary["fidelity"]["personas"][0]["planned"] == 4
 
 
