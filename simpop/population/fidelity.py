@@ -87,6 +87,11 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z0-9']+", text.lower())
 
 
+def split_sentences(text: str) -> list[str]:
+    """The text's sentences (split after . ! or ?), blank ones left out."""
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+
+
 def _word_runs(text: str, n: int) -> set[tuple[str, ...]]:
     words = _words(text)
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
@@ -105,7 +110,7 @@ def leaks(text: str, source: str) -> bool:
     """A sentence of the probe comes (nearly) word for word from ``source`` (the persona's
     description or the prompt): "I am a 61-year-old retired warehouse worker ..."."""
     folded_source = fold(source)
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
+    for sentence in split_sentences(text):
         if (
             len(_words(sentence)) >= LEAK_MIN_WORDS
             and fuzz.partial_ratio(fold(sentence), folded_source) >= LEAK_RATIO
@@ -134,7 +139,7 @@ def flaw(
     folded = fold(text)
     if foreign_script(text):
         return "slips into another script"
-    if one_question and len([s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if _words(s)]) > 1:
+    if one_question and len([s for s in split_sentences(text) if _words(s)]) > 1:
         return "writes more than the one question asked for"
     if any(fuzz.ratio(folded, fold(e)) >= NEAR_DUPLICATE or copies_template(text, e) for e in examples):
         return "copies an example of the prompt"
@@ -142,7 +147,7 @@ def flaw(
         return "copies the persona's description"
     if _word_runs(text, ECHO_WORDS) & _word_runs(prompt, ECHO_WORDS) or leaks(text, prompt):
         return "echoes the prompt"
-    sentences = [fold(s) for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+    sentences = [fold(s) for s in split_sentences(text)]
     if sentences and max(sentences.count(s) for s in sentences) >= REPEATS:
         return "repeats itself"
     return None
@@ -161,8 +166,7 @@ def check_group(
 ) -> list[Fidelity | None]:
     """Fidelity of each question of one group. Invalid: a question that does not ask its
     seed's question (``meaning`` gives the reason; below ``min_similarity``, for probes that
-    must keep it), or that copies an example, the seed, the persona or the prompt, or repeats
-    itself."""
+    must keep it), or that has a ``flaw``."""
     similarities: list[float | None] = [None] * len(texts)
     present = [i for i, t in enumerate(texts) if t]
     if seed_text and present:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_mod
 from simpop.errors import ConfigError
 from simpop.llm import LLMClient
 from simpop.models import Domain, Persona, Scenario, Urgency
+from simpop.population.fidelity import split_sentences
 from simpop.prompts import load_prompt, load_prompt_data
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian"}
@@ -70,7 +71,7 @@ def one_question_each(texts: list[str]) -> list[str]:
     message cut off at the length limit (repeats stay, for the near-duplicate check to count)."""
     result: list[str] = []
     for text in texts:
-        sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+        sentences = split_sentences(text)
         if sentences and len(text) >= MAX_QUESTION_CHARS - 5 and not sentences[-1].endswith((".", "?", "!")):
             sentences.pop()
         for sentence in sentences:
