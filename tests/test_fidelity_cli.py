@@ -24,7 +24,11 @@ def test_fidelity_beside_real_messages_and_the_threshold_sweep(project):
             f"limit: 3\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
         )
         path = write_config(project, config)
-        made = simpop("run", str(path), "--personas", "typical-adult,low-literacy", "--no-judge", cwd=project)
+        # a cache of its own: the fake's replies must not answer the real LLM's prompts of other tests
+        made = simpop(
+            "run", str(path), "--personas", "typical-adult,low-literacy", "--no-judge", cwd=project,
+            env={"SIMPOP_CACHE_DIR": str(project / "cache")},
+        )  # fmt: skip
     assert made.returncode == 0, made.stderr
     assert "simpop fidelity" in made.stdout
     [run] = (project / "runs").iterdir()

@@ -29,7 +29,8 @@ def read_jsonl(path):
 
 def test_tiny_run_offline_then_all_from_cache(project):
     path = write_config(project, CONFIG)
-    first = simpop("run", str(path), "--personas", "low-literacy", cwd=project)
+    own_cache = {"SIMPOP_CACHE_DIR": str(project / "cache")}  # no fake server's reply can answer it
+    first = simpop("run", str(path), "--personas", "low-literacy", cwd=project, env=own_cache)
     assert first.returncode == 0, first.stderr
     [run_dir] = (project / "runs").iterdir()
     probes = read_jsonl(run_dir / "probes.jsonl")
@@ -70,7 +71,7 @@ def test_tiny_run_offline_then_all_from_cache(project):
     assert all(p["gold_ids"] == [p["seed_id"]] for p in probes)
     assert "low-literacy" in first.stdout and "total" in first.stdout
 
-    second = simpop("run", str(path), "--personas", "low-literacy", cwd=project)
+    second = simpop("run", str(path), "--personas", "low-literacy", cwd=project, env=own_cache)
     assert second.returncode == 0, second.stderr
     assert f"0 calls, {summary['llm']['requests']} cache hits" in second.stdout.replace("\n", " ")
     newest = max((project / "runs").iterdir(), key=lambda p: p.stat().st_mtime)
