@@ -66,11 +66,12 @@ async def write_candidates(
     one_question: bool,
     check: Callable[[list[str | None]], list[Fidelity | None]],
     needed: int,
-) -> tuple[list[str | None], str | None]:
-    """At least ``needed`` candidates (``None`` where none was written) and the LLM's error if
-    none was: more calls, up to ``RETRIES``, while fewer than ``needed`` are usable. A
+) -> tuple[list[str | None], list[Fidelity | None], str | None]:
+    """At least ``needed`` candidates (``None`` where none was written), their checks, and the
+    LLM's error if none was written: more calls, up to ``RETRIES``, while fewer than ``needed`` are usable. A
     question-only reply gives one candidate per sentence."""
     candidates: list[str | None] = []
+    checks: list[Fidelity | None] = []
     error = None
     for attempt in range(1 + RETRIES):
         limit = MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS
@@ -80,11 +81,13 @@ async def write_candidates(
             error = str(exc)
             break
         candidates += one_question_each(written) if one_question else written
-        if len(usable(check(candidates))) >= needed:
+        checks = check(candidates)
+        if len(usable(checks)) >= needed:
             break
     if candidates:
         error = None  # a later call failed, an earlier one wrote messages
-    return candidates + [None] * (needed - len(candidates)), error
+    padding = [None] * (needed - len(candidates))
+    return candidates + padding, checks + padding, error
 
 
 def _noise_label(noise: NoiseConfig) -> str:
@@ -154,10 +157,9 @@ async def generate_probes(
             meaning=meaning,
             one_question=one_question,
         )
-        candidates, error = await write_candidates(
+        candidates, first, error = await write_candidates(
             llm, messages, wanted, seed, one_question, check, len(cells)
         )
-        first = check(candidates)
         copies = {i for i, text in enumerate(candidates) if same_words(text, source.seed_text)}
         chosen = most_usable(first, len(cells), copies)
         texts = [candidates[i] for i in chosen]
