@@ -24,6 +24,7 @@ from simpop.population.probes import (
     everyday_words,
     messages_model,
     probe_messages,
+    readable,
     situation,
 )
 
@@ -138,7 +139,7 @@ def test_probe_messages_speak_as_the_persona():
     system, user = probe_messages(persona("gary", "low"), variant, None, source, 6)
     assert system["role"] == "system" and system["content"].startswith("You are gary.")
     assert "CEFR level A2" in system["content"] and "health literacy is low" in system["content"]
-    assert '"What is (are) Glaucoma ?"' in user["content"] and "exactly 6 strings" in user["content"]
+    assert '"What is Glaucoma?"' in user["content"] and "exactly 6 strings" in user["content"]
     assert 'say "pressure in the eye" for "glaucoma"' in user["content"]  # everyday words, low literacy
     assert "Ask it as a short, direct question." in user["content"]  # angles to vary the wording
     high = probe_messages(persona("anna", "high"), variant, None, source, 6)[1]["content"]
@@ -178,3 +179,19 @@ def test_messages_schema_requires_exactly_n():
 def test_vignette_record_forbids_unknown_fields():
     with pytest.raises(ValueError):
         Vignette(urgency_level="em", correct_diagnosis="x", case_description="y", age=3)
+
+
+@pytest.mark.parametrize(
+    ("seed", "shown"),
+    [
+        ("What is (are) Glaucoma ?", "What is Glaucoma?"),
+        ("What is (are) Eye Injuries ?", "What are Eye Injuries?"),
+        ("What is (are) Diabetes ?", "What is Diabetes?"),
+        ("Who is at risk for Breast Cancer? ?", "Who is at risk for Breast Cancer?"),
+        ("How to diagnose Breast Cancer ?", "How to diagnose Breast Cancer?"),
+    ],
+)
+def test_the_patient_reads_a_seed_as_a_leaflet_prints_it(seed, shown):
+    assert readable(seed) == shown
+    text = situation(variant_scenario(), DOMAIN, ProbeSource([seed]))
+    assert f'"{shown}"' in text and "(are)" not in text

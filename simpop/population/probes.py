@@ -22,6 +22,7 @@ from simpop.prompts import load_prompt, load_prompt_data
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian"}
 MAX_EVERYDAY_WORDS = 8
 _NUMBERING = re.compile(r"^\s*(?:[-*\u2022]+|\(?\d+[.)\]:]|[a-z][.)])\s*", re.IGNORECASE)
+_WHAT_IS_ARE = re.compile(r"^\s*what is \(are\)\s+(.+?)\s*\?\s*$", re.IGNORECASE)
 _TEMPLATES = SandboxedEnvironment(undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
@@ -43,6 +44,18 @@ def messages_model(n: int, max_chars: int = MAX_MESSAGE_CHARS) -> type[BaseModel
     )
 
 
+def readable(question: str) -> str:
+    """A seed question as a leaflet prints it: MedQuAD's "What is (are) Eye Injuries ?" reads
+    "What are Eye Injuries?" (a small model copies the "(are)" otherwise)."""
+    match = _WHAT_IS_ARE.match(question)
+    if match:
+        topic = match.group(1)
+        last = topic.split()[-1].lower()
+        plural = last.endswith("s") and not last.endswith(("ss", "is", "us", "tes"))
+        question = f"What {'are' if plural else 'is'} {topic}?"
+    return re.sub(r"\s*([?.!])(?:\s*[?.!])*$", r"\1", question.strip())
+
+
 @dataclass(frozen=True)
 class ProbeSource:
     """What one probe is written from: seed question(s), a vignette or knowledge-base passages."""
@@ -54,6 +67,11 @@ class ProbeSource:
     titles: tuple[str, ...] = ()
     topic: str | None = None  # of a single seed QAP: what it is about, and its question type
     qtype: str | None = None
+
+    @property
+    def shown_questions(self) -> list[str]:
+        """The seed questions as the patient reads them in the prompt."""
+        return [readable(q) for q in self.questions]
 
     @property
     def seed_text(self) -> str | None:
@@ -112,8 +130,8 @@ def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource) ->
         template = _TEMPLATES.from_string(scenario.prompt)
         return template.render(
             domain=domain,
-            seed=source.questions[0] if source.questions else None,
-            seeds=source.questions,
+            seed=source.shown_questions[0] if source.questions else None,
+            seeds=source.shown_questions,
             vignette=source.vignette,
             passages=source.passages,
             titles=source.titles,
