@@ -35,7 +35,8 @@ from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog
 
 # further calls while too few candidates are usable: on the eye demo's typical and A2 personas
-# (60 cells), 2 filled 70% of the cells, 4 filled 90%, 6 filled 95%
+# (60 cells; seeds still shown with MedQuAD's "(are)"), 2 filled 70% of the cells, 4 filled 90%,
+# 6 filled 95%
 RETRIES = 4
 
 
