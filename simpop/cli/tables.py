@@ -14,6 +14,7 @@ from simpop.models import (
     RunSummary,
     TopicStrata,
 )
+from simpop.population.fidelity_summary import shape_rows
 from simpop.population.language_level import level_name
 from simpop.report.gate import GateResult
 
@@ -112,10 +113,7 @@ def realism_table(fidelity: FidelitySummary, typical: set[str], title: str) -> T
         table.add_column(
             column, justify="left" if column == "persona" else "right", no_wrap=column == "persona"
         )
-    rows = [(pid + (" *" if pid in typical else ""), shapes) for pid, shapes in fidelity.shapes.items()]
-    if fidelity.reference is not None:
-        rows.append((f"real: {fidelity.reference_name}", fidelity.reference))
-    for name, shapes in rows:
+    for name, shapes in shape_rows(fidelity, typical, " *"):
         table.add_row(
             name,
             str(shapes.n),

@@ -24,6 +24,15 @@ def reference_shapes(path: Path | None = None) -> MessageShapes:
     return message_shapes(real_messages(path))
 
 
+def shape_rows(fidelity: FidelitySummary, typical: set[str], mark: str) -> list[tuple[str, MessageShapes]]:
+    """Per persona (``mark`` after a typical one's id), then the real reference: the rows of a
+    table of how patients write."""
+    rows = [(pid + (mark if pid in typical else ""), s) for pid, s in fidelity.shapes.items()]
+    if fidelity.reference is not None:
+        rows.append((f"real: {fidelity.reference_name}", fidelity.reference))
+    return rows
+
+
 def usable_texts(probes: list[Probe]) -> list[str]:
     """The messages a persona wrote that were kept (valid, not a near-duplicate) and ask one of
     the bot's own questions in a message of the persona's (what real consumer health messages

@@ -13,6 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from simpop import __version__
 from simpop.metrics import columns, higher_is_better, label
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score
+from simpop.population.fidelity_summary import shape_rows
 from simpop.population.language_level import level_name
 from simpop.report.forest_plot import forest_plot
 from simpop.report.gate import GateResult
@@ -193,13 +194,7 @@ def realism_rows(records: RunRecords) -> list[tuple[str, MessageShapes]]:
     fidelity = records.summary.fidelity
     if fidelity is None:
         return []
-    typical = {p.id for p in records.summary.personas if p.typical}
-    rows = [
-        (pid + (" (typical)" if pid in typical else ""), shapes) for pid, shapes in fidelity.shapes.items()
-    ]
-    if fidelity.reference is not None:
-        rows.append((f"real: {fidelity.reference_name}", fidelity.reference))
-    return rows
+    return shape_rows(fidelity, {p.id for p in records.summary.personas if p.typical}, " (typical)")
 
 
 def _models(records: RunRecords) -> dict[str, str]:

@@ -71,13 +71,13 @@ async def write_candidates(
     needed: int,
 ) -> tuple[list[str | None], list[Fidelity | None], str | None]:
     """At least ``needed`` candidates (``None`` where none was written), their checks, and the
-    LLM's error if none was written: more calls, up to ``RETRIES``, while fewer than ``needed`` are usable. A
-    question-only reply gives one candidate per sentence."""
+    LLM's error if none was written: more calls, up to ``RETRIES``, while fewer than ``needed``
+    are usable. A question-only reply gives one candidate per sentence."""
     candidates: list[str | None] = []
     checks: list[Fidelity | None] = []
     error = None
+    limit = MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS
     for attempt in range(1 + RETRIES):
-        limit = MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS
         try:
             written = await write_probes(llm, messages, wanted, seed + attempt, limit)
         except LLMError as exc:

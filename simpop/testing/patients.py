@@ -77,8 +77,8 @@ def reworded(request: dict[str, Any]) -> list[str]:
     """What a fake patient writes for a probe-writing request: its first quoted text (the seed
     question) asked again with another opening each, one question sentence each, none a
     near-repeat of another."""
-    seed = quoted(request)[0] if quoted(request) else "Hello there"
-    core = " ".join(re.sub(r"\(\s*are\s*\)", "", seed).replace("?", "").split()).rstrip(".")
+    seed = next(iter(quoted(request)), "Hello there")
+    core = " ".join(seed.replace("?", "").split()).rstrip(".")
     core = core[:1].lower() + core[1:]
     return [
         f"{OPENERS[i % len(OPENERS)]} {core}{' ' + str(i) if i >= len(OPENERS) else ''}?"
