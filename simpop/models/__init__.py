@@ -34,6 +34,7 @@ from simpop.models.record_base import (  # noqa: F401
     DEFAULT_EMBEDDING_MODEL,
     DEFAULT_LOCAL_MODEL,
     ID_PATTERN,
+    QWEN_0_5B,
     QWEN_1_5B,
     Record,
 )
@@ -139,6 +140,7 @@ __all__ = [
     "Probe",
     "QAP",
     "QAPAccuracy",
+    "QWEN_0_5B",
     "QWEN_1_5B",
     "RATING_LEVELS",
     "Record",

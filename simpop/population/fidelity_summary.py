@@ -17,6 +17,9 @@ LITERACY_ORDER = ("low", "medium", "high")
 IN_LANGUAGE = 0.9  # a persona with fewer messages in its language is flagged
 LOW_VALID_SHARE = 0.85
 MEQSUM_NAME = "MeQSum"
+# at 20 messages a share of 0.47 moves by ±0.11 (one standard error) by chance alone
+FEW_MESSAGES = 50
+FEW_MESSAGES_HINT = "; few for this test: more --variants narrow it"
 
 
 @lru_cache(maxsize=4)
@@ -162,9 +165,11 @@ def fidelity_summary(
             if gap is not None and abs(gap) > REALISM_TOLERANCE
         ]
         if far:
+            n = shapes[persona.id].n
             warnings.append(
                 f"persona '{persona.id}' is meant to be typical but its messages differ from real ones: "
                 + ", ".join(far)
+                + f" ({n} messages{FEW_MESSAGES_HINT if n < FEW_MESSAGES else ''})"
             )
     return FidelitySummary(
         personas=rows,
