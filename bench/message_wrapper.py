@@ -16,7 +16,7 @@ import argparse
 import json
 from pathlib import Path
 
-from simpop.config import load_personas
+from simpop.config import load_personas, load_qaps
 from simpop.models import Probe
 from simpop.population.meaning import names_topic_of
 from simpop.population.message_style import STORIES_LANGUAGE, compose
@@ -34,6 +34,7 @@ def main() -> None:
     tried = {k: float(v) for k, v in (s.split("=") for s in args.style)}
     config = json.loads((args.run / "config.json").read_text(encoding="utf-8"))
     personas = load_personas(Path(config["personas"]), config.get("persona_ids"))
+    topics = {q.id: q.topic for q in load_qaps(Path(config["seeds"] or config["target"]["qaps"]))}
     probes = [Probe.model_validate_json(line) for line in (args.run / "probes.jsonl").open()]
     real = real_messages()
     if args.half != "all":
@@ -53,7 +54,8 @@ def main() -> None:
         texts = []
         for index, probe in enumerate(kept):
             question = probe.fidelity.question or ""
-            named = names_topic_of(question, probe.topic, everyday)
+            topic = topics.get(probe.seed_id)
+            named = names_topic_of(question, topic, everyday)
             for seed in range(args.seeds):
                 body, subject = compose(
                     question, persona, probe.topic, index * 1000 + seed, story_needed=not named
