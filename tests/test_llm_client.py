@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 from helpers import closed_port
@@ -162,3 +163,43 @@ def test_rejected_key_is_named_but_never_shown(monkeypatch):
         with pytest.raises(LLMUnavailable) as info:
             ask(client(server))
     assert "SIMPOP_LLM_API_KEY" in str(info.value) and "sk-secret-123" not in str(info.value)
+
+
+def probability(llm: LLMClient, messages=MESSAGES):
+    async def go():
+        try:
+            return await llm.probability(messages)
+        finally:
+            await llm.aclose()
+
+    return asyncio.run(go())
+
+
+def test_yes_probability_is_read_from_the_first_tokens_log_probabilities(tmp_path):
+    # yes mass e^-0.5 + e^-2 = 0.7419, no mass e^-1.5 = 0.2231: P(yes) = 0.7419 / 0.9650 = 0.7688
+    alternatives = {"Yes": -0.5, "No": -1.5, " yes": -2.0, "Maybe": -0.1}
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with FakeOpenAIServer(default=Reply("Yes", top_logprobs=alternatives)) as server:
+        assert probability(client(server, cache)) == pytest.approx(0.7688, abs=1e-4)
+        again = client(server, cache)
+        assert probability(again) == pytest.approx(0.7688, abs=1e-4)
+    [request] = server.requests  # the second answer came from the cache
+    assert request["max_tokens"] == 1 and request["temperature"] == 0.0
+    assert request["logprobs"] is True and request["top_logprobs"] >= 6
+    assert again.usage.cache_hits == 1
+
+
+def test_an_endpoint_without_log_probabilities_gives_none_for_the_fallback():
+    with FakeOpenAIServer(default=Reply("Yes")) as server:
+        assert probability(client(server)) is None
+    with FakeOpenAIServer(default=Reply("Perhaps", top_logprobs={"Perhaps": -0.1, "Maybe": -2.0})) as server:
+        assert probability(client(server)) is None  # neither yes nor no among the alternatives
+
+
+def test_yes_probability_counts_true_and_false_in_any_case():
+    from simpop.llm.client import yes_probability
+
+    # yes mass 0.2, no mass 0.6: 0.2 / 0.8
+    first_token = [("true", math.log(0.2)), ("NO", math.log(0.6)), ("x", 0.0)]
+    assert yes_probability(first_token) == pytest.approx(0.25)
+    assert yes_probability([]) is None

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import random
+from collections.abc import Callable
 from contextlib import suppress
 from functools import lru_cache
 from typing import Any, Protocol, TypeVar
@@ -19,6 +21,9 @@ from simpop.models import LLMConfig, LLMUsage
 
 M = TypeVar("M", bound=BaseModel)
 Messages = list[dict[str, str]]
+TOP_LOGPROBS = 10  # first-token alternatives asked for: enough for yes/Yes/YES and no/No/NO
+YES_WORDS = frozenset({"yes", "true"})
+NO_WORDS = frozenset({"no", "false"})
 
 
 class LLMError(Exception):
@@ -64,6 +69,37 @@ def _response_format(schema: type[BaseModel]) -> dict[str, Any]:
         "type": "json_schema",
         "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
     }
+
+
+def yes_probability(first_token: list[tuple[str, float]]) -> float | None:
+    """P(yes) from a one-token answer's alternatives (token, log-probability): the yes tokens'
+    probability mass over the yes and no tokens' mass, whatever their case and spacing; None
+    when neither is among them."""
+    mass = {True: 0.0, False: 0.0}
+    for token, logprob in first_token:
+        word = token.strip().lower()
+        if word in YES_WORDS or word in NO_WORDS:
+            mass[word in YES_WORDS] += math.exp(logprob)
+    total = mass[True] + mass[False]
+    return mass[True] / total if total > 0 else None
+
+
+def _content(response: Any) -> str:
+    content = response.choices[0].message.content if response.choices else None
+    return content or ""
+
+
+def _yes_probability_text(response: Any) -> str:
+    """P(yes) of a one-token reply as text for the cache ('' when the endpoint sent no
+    log-probabilities)."""
+    logprobs = response.choices[0].logprobs if response.choices else None
+    if logprobs is None or not logprobs.content:
+        return ""
+    first = [(t.token, t.logprob) for t in logprobs.content[0].top_logprobs or []]
+    if not first:
+        first = [(logprobs.content[0].token, logprobs.content[0].logprob)]
+    p = yes_probability(first)
+    return "" if p is None else repr(p)
 
 
 def _retryable(error: Exception) -> bool:
@@ -158,6 +194,15 @@ class LLMClient:
         """The reply to ``messages`` as free text ('' when the model says nothing)."""
         return await self._complete(self._request(messages, temperature, max_tokens, seed))
 
+    async def probability(self, messages: Messages) -> float | None:
+        """P(yes) of a yes/no question, read from the log-probabilities of a one-token answer
+        at temperature 0; None when the endpoint returns no log-probabilities (ask for a
+        structured boolean instead)."""
+        request = self._request(messages, 0.0, 1, None)
+        request |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
+        reply = await self._complete(request, _yes_probability_text)
+        return float(reply) if reply else None
+
     def _request(
         self, messages: Messages, temperature: float | None, max_tokens: int | None, seed: int | None
     ) -> dict[str, Any]:
@@ -171,7 +216,8 @@ class LLMClient:
             request["seed"] = seed
         return request
 
-    async def _complete(self, request: dict[str, Any]) -> str:
+    async def _complete(self, request: dict[str, Any], read: Callable[[Any], str] = _content) -> str:
+        """``read`` of the reply (its text by default), cached under the request."""
         key = cache_key(request)
         if self.cache is not None and self.read_cache:
             cached = self.cache.get(key)
@@ -190,8 +236,7 @@ class LLMClient:
                     self.usage.retries += 1
                     await asyncio.sleep(self._backoff(error, attempt))
         self.usage.requests += 1
-        content = response.choices[0].message.content if response.choices else None
-        reply = content or ""
+        reply = read(response)
         prompt_tokens = response.usage.prompt_tokens if response.usage else 0
         completion_tokens = response.usage.completion_tokens if response.usage else 0
         self.usage.prompt_tokens += prompt_tokens

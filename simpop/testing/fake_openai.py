@@ -38,17 +38,28 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     prompt_tokens: int = 10
     completion_tokens: int = 5
+    top_logprobs: dict[str, float] | None = None  # first token's alternatives, when asked for
 
 
-def _completion(reply: Reply, model: str) -> dict:
+def _logprobs(reply: Reply, request: dict) -> dict | None:
+    if reply.top_logprobs is None or not request.get("logprobs"):
+        return None
+    top = sorted(reply.top_logprobs.items(), key=lambda item: -item[1])[: request.get("top_logprobs") or 1]
+    alternatives = [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top]
+    return {"content": [{**alternatives[0], "top_logprobs": alternatives}]}
+
+
+def _completion(reply: Reply, request: dict) -> dict:
+    model = request.get("model", "fake")
+    choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.content}}
+    if (logprobs := _logprobs(reply, request)) is not None:
+        choice["logprobs"] = logprobs
     return {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [
-            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.content}}
-        ],
+        "choices": [choice],
         "usage": {
             "prompt_tokens": reply.prompt_tokens,
             "completion_tokens": reply.completion_tokens,
@@ -141,7 +152,7 @@ class FakeOpenAIServer:
         if reply.status != 200:
             error = {"error": {"message": f"fake error {reply.status}", "type": "fake", "code": reply.status}}
             return reply.status, json.dumps(error), reply.headers
-        return 200, json.dumps(_completion(reply, request.get("model", "fake"))), reply.headers
+        return 200, json.dumps(_completion(reply, request)), reply.headers
 
     def _serve(self) -> None:
         self._loop = asyncio.new_event_loop()
