@@ -36,14 +36,20 @@ def client(server: FakeOpenAIServer, cache: ResponseCache | None = None, **overr
     return LLMClient(config, RemoteEndpoint(server.base_url), cache)
 
 
-def ask(llm: LLMClient, messages=MESSAGES):
+def closing(llm: LLMClient, call):
+    """The result of the coroutine ``call``, the client closed after it."""
+
     async def go():
         try:
-            return await llm.structured(messages, Verdict)
+            return await call
         finally:
             await llm.aclose()
 
     return asyncio.run(go())
+
+
+def ask(llm: LLMClient, messages=MESSAGES):
+    return closing(llm, llm.structured(messages, Verdict))
 
 
 def test_429_then_success_is_retried():
@@ -166,13 +172,7 @@ def test_rejected_key_is_named_but_never_shown(monkeypatch):
 
 
 def probability(llm: LLMClient, messages=MESSAGES):
-    async def go():
-        try:
-            return await llm.probability(messages)
-        finally:
-            await llm.aclose()
-
-    return asyncio.run(go())
+    return closing(llm, llm.probability(messages))
 
 
 def test_yes_probability_is_read_from_the_first_tokens_log_probabilities(tmp_path):
