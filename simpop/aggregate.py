@@ -1,6 +1,6 @@
 """Scores summarised per persona, per scenario, per persona × scenario and in total: QAP-match
 accuracy (Reichenpfader et al., eq. 1) and the mean of every other metric, each with a 95%
-interval."""
+interval; and how well predicted probabilities match outcomes (reliability bins, ECE)."""
 
 from __future__ import annotations
 
@@ -162,3 +162,25 @@ def metric_means(
         if (m, p, s) in collected
     ]
     return by_persona, by_scenario, by_pair
+
+
+def reliability(p: np.ndarray, y: np.ndarray, bins: int = 10) -> list[tuple[float, float, int]]:
+    """Per non-empty equal-width bin: mean predicted probability, observed frequency, count. A
+    binary label bins P(Y = 1); more classes bin the top label's probability (Guo et al., 2017)."""
+    if p.shape[1] == 2:
+        confidence, hit = p[:, 1], (y == 1).astype(float)
+    else:
+        confidence, hit = p.max(axis=1), (p.argmax(axis=1) == y).astype(float)
+    index = np.minimum((confidence * bins).astype(int), bins - 1)
+    return [
+        (float(confidence[index == b].mean()), float(hit[index == b].mean()), int((index == b).sum()))
+        for b in range(bins)
+        if (index == b).any()
+    ]
+
+
+def ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
+    """Expected calibration error (Naeini et al., 2015; Guo et al., 2017, eq. 3): the
+    count-weighted mean gap between predicted probability and observed frequency over bins."""
+    rows = reliability(p, y, bins)
+    return float(sum(n * abs(conf - freq) for conf, freq, n in rows) / len(y))

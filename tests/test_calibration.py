@@ -15,9 +15,10 @@ import pytest
 from helpers import assert_one_line_error, simpop
 from scipy.special import expit
 
+from simpop.aggregate import ece, reliability
 from simpop.calibration.calibrate import Calibrator, calibrate, split
 from simpop.calibration.conformal import conformal_quantile, coverage, needs_review, prediction_sets
-from simpop.calibration.probability import auc, brier, ece, fit, reliability
+from simpop.calibration.probability import auc, brier, fit
 from simpop.errors import ConfigError
 from simpop.labels.clinicians import save_labels
 from simpop.labels.files import LabelScale, load_label_file, read_scale
@@ -25,7 +26,7 @@ from simpop.models import HumanLabel, Response, RunSummary
 from simpop.store import RESPONSES_FILE, RunStore
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.hand_built import build_run
-from simpop.testing.patients import reworded, task_text, with_judges
+from simpop.testing.patients import reworded, task_text, with_judges, yes_no
 
 ROOT = Path(__file__).resolve().parent.parent
 BINARY = LabelScale(name="ok", levels=["no", "yes"], ordered=True)
@@ -168,6 +169,9 @@ def test_label_files_csv_and_jsonl(tmp_path: Path):
     )
     items = load_label_file(csv_file)
     assert [i.id for i in items] == ["q1", "q2", "q3"] and items[1].scores == {"my_score": 0.5}
+    multiline = tmp_path / "multiline.csv"
+    multiline.write_text('id,answer,context,ok\nm1,"two\nlines",c,yes\nm2,one,c,no\n', encoding="utf-8")
+    assert [i.answer for i in load_label_file(multiline)] == ["two\nlines", "one"]  # the break is kept
     scale, carrying, y = read_scale(items, "harm")
     assert scale.levels == ["none", "mild_moderate", "severe"] and scale.ordered and y == [0, 1, 2]
     binary, _, yb = read_scale(items, "harm", positive="severe")
@@ -258,15 +262,12 @@ def test_calibrate_kqa_nli_groundedness_with_the_real_embedding_model(tmp_path: 
 
 def _support_judge(request: dict) -> Reply:
     """A judge that finds a statement supported exactly when its context says SUPPORTS."""
-    schema = request["response_format"]["json_schema"]
-    n = schema["schema"]["properties"]["verdicts"]["minItems"]
-    supported = "SUPPORTS" in task_text(request)
-    return Reply(json.dumps({"verdicts": [{"reason": "r", "supported": supported}] * n}))
+    return yes_no(0.9 if "SUPPORTS" in task_text(request) else 0.1)
 
 
 def test_faithfulness_of_a_label_file_is_computed_by_the_judge(tmp_path: Path):
     """A label file without scores: the judge (a fake on 127.0.0.1) gives each answer's support
-    verdict, one request per context, and Platt maps it onto the labels."""
+    P(yes), one request per statement, and Platt maps it onto the labels."""
     rows = ["question,answer,context,supported"]
     for i in range(30):
         says, label = ("SUPPORTS", "yes") if i % 3 else ("does not", "no")
@@ -286,11 +287,9 @@ def test_faithfulness_of_a_label_file_is_computed_by_the_judge(tmp_path: Path):
             cwd=tmp_path,
             env=env,
         )
-        asked = len(
-            [r for r in llm.requests if "SupportVerdicts" in r["response_format"]["json_schema"]["name"]]
-        )
+        asked = len([r for r in llm.requests if r.get("logprobs")])
     assert result.returncode == 0, result.stderr
-    assert asked == 15  # one per distinct context
+    assert asked == 30  # one per statement
     e = Calibrator.model_validate_json((tmp_path / "f.json").read_text()).evaluation
     assert e.auc_before == 1.0 and e.coverage == 1.0 and e.set_sizes == {1: e.test_items}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from helpers import ROOT, simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, judge_schema, quoted
+from simpop.testing.patients import count, judge_reason, judge_schema, quoted, yes_no
 
 GOLDEN = Path(__file__).parent / "golden" / "qap"
 FILES = ("probes.jsonl", "responses.jsonl", "scores.jsonl", "summary.json")
@@ -66,6 +66,10 @@ def judge_value(schema: dict, definitions: dict, text: str, path: str = "") -> o
 
 def reply(request: dict) -> Reply:
     prompt = request["messages"][-1]["content"]
+    if request.get("logprobs"):
+        return yes_no(0.8 if flip(prompt, "yes") else 0.2)
+    if judge_reason(request):
+        return Reply(f"reason {hashlib.sha256(request['messages'][0]['content'].encode()).hexdigest()[:6]}")
     if judge_schema(request):
         schema = request["response_format"]["json_schema"]["schema"]
         return Reply(json.dumps(judge_value(schema, schema.get("$defs", {}), prompt)))

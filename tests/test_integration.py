@@ -50,9 +50,13 @@ def test_tiny_run_offline_then_all_from_cache(project):
             assert score["value"] is not None or score["values"] or score["label"], score
         if score["excluded"] == "judge_error":
             assert score["error"]
-        if score["metric"] == "faithfulness" and score["details"]:
-            assert score["prompt"].startswith("judge_sentences@")
-            assert all(d["kind"] in ("acknowledgement", "question", "information") for d in score["details"])
+        if score["metric"] == "faithfulness" and score["thresholds"]:  # support was judged
+            # the real model's P(yes) from log-probabilities, through the 1.5B profile's verifier
+            assert score["prompt"].startswith("judge_support@") and score["judged_by"] == "verifier"
+            informative = [d for d in score["details"] if d["kind"] == "information"]
+            assert all(0.0 <= d["probability"] <= 1.0 for d in informative)
+        if score["metric"] in ("refusal", "context_relevance") and score["prompt"]:
+            assert score["judged_by"] == "probability" and score["judge_profile"] != "uncalibrated"
     assert {p["persona_id"] for p in probes} == {"low-literacy"}
     assert sorted((p["seed_id"], p["variant"]) for p in probes) == [
         ("0000158-1", 0),

@@ -4,34 +4,36 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simpop.errors import ConfigError
-from simpop.metrics.judge import Judge
-from simpop.run.agreement import NLIItem, agreement, groundedness, load_nli
+from simpop.judging.features import FEATURES
+from simpop.run.agreement import NLIItem, evaluate_rows, groundedness, load_nli
 
 ROOT_DATA = Path(__file__).parent.parent / "data" / "kqa-nli"
 
 
-def item(supported: bool, answer: str = "a") -> NLIItem:
-    return NLIItem(
-        answer=answer, statement="s", label="entailment" if supported else "neutral", supported=supported
+def test_every_row_is_out_of_fold_and_groundedness_is_the_similarity_column():
+    # 10 answers of 4 statements; the judge's P(yes) is right on 9 answers, wrong on one
+    items, rows = [], []
+    for a in range(10):
+        for s in range(4):
+            supported = s % 2 == 0
+            items.append(NLIItem(answer=f"answer {a}", statement=f"s{s}", label="x", supported=supported))
+            judge_p = (0.8 if supported else 0.2) if a else (0.2 if supported else 0.8)
+            row = [0.5] * len(FEATURES)
+            row[0], row[FEATURES.index("best_similarity")] = judge_p, 0.9 if supported else 0.1
+            rows.append(row)
+    agreements = {r.judge: r for r in evaluate_rows(items, {"j": np.array(rows)}, k=5)}
+    assert set(agreements) == {"j P(yes)", "j + verifier", "embedding groundedness"}
+    judge = agreements["j P(yes)"]
+    assert judge.folds == 5 and judge.groups == 10 and judge.items == 40
+    assert judge.accuracy == pytest.approx(36 / 40)  # the one wrong answer's 4 statements
+    assert (
+        agreements["embedding groundedness"].accuracy == 1.0
+        and agreements["embedding groundedness"].auc == 1.0
     )
-
-
-def test_agreement_by_hand():
-    gold = [True, True, False, False, False]
-    verdicts = [True, False, False, True, None]  # the last one is a judge error
-    result = agreement(
-        [item(g) for g in gold], verdicts, [0.9, 0.4, 0.3, 0.5, 0.1], "d", Judge(None, "m"), "p"
-    )
-    assert (result.judged, result.judge_errors) == (4, 1)
-    assert result.accuracy == 0.5
-    # 2x2 table TP 1, FN 1, FP 1, TN 1: observed 0.5, expected 0.5 -> kappa 0
-    assert result.kappa == pytest.approx(0.0)
-    assert result.confusion == [[1, 1], [1, 1]]
-    # groundedness ranks: supported 0.9, 0.4 vs not 0.3, 0.5, 0.1 -> 5 of 6 pairs ordered
-    assert result.groundedness_auc == pytest.approx(5 / 6)
 
 
 def test_load_nli_reads_the_k_qa_file_and_limits_by_answer():

@@ -12,6 +12,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "simpop"
 LAYERS = [
     ["errors", "paths", "models", "__init__"],
     ["aggregate", "config", "store", "llm", "embed", "prompts", "knowledge"],
+    ["judging"],
     ["population", "targets", "metrics", "labels"],
     ["run", "doctor"],
     ["report", "calibration"],

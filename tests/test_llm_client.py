@@ -191,7 +191,15 @@ def test_yes_probability_is_read_from_the_first_tokens_log_probabilities(tmp_pat
 
 def test_an_endpoint_without_log_probabilities_gives_none_for_the_fallback():
     with FakeOpenAIServer(default=Reply("Yes")) as server:
-        assert probability(client(server)) is None
+        llm = client(server)
+
+        async def twice():
+            first = await llm.probability(MESSAGES)
+            second = await llm.probability([{"role": "user", "content": "another question"}])
+            return first, second
+
+        assert closing(llm, twice()) == (None, None)
+    assert len(server.requests) == 1  # once it is known, the endpoint is not asked again
     with FakeOpenAIServer(default=Reply("Perhaps", top_logprobs={"Perhaps": -0.1, "Maybe": -2.0})) as server:
         assert probability(client(server)) is None  # neither yes nor no among the alternatives
 

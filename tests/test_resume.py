@@ -13,7 +13,7 @@ from collections import Counter
 from helpers import simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import judge_schema, reworded, with_judges
+from simpop.testing.patients import judge_request, reworded, with_judges
 
 
 def variants_reply(request: dict) -> Reply:
@@ -70,6 +70,6 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     assert summary["accuracy"]["total"]["n"] + sum(summary["excluded"].values()) == planned
     # one request per persona and seed QAP: replies received before the kill come from the
     # cache on resume; only the requests in flight at the kill (concurrency 2) go again
-    writing = [r for r in server.requests if not judge_schema(r)]
+    writing = [r for r in server.requests if not judge_request(r)]
     groups = planned // 3
     assert groups <= len(writing) <= groups + 2

@@ -11,6 +11,7 @@ import numpy as np
 from pydantic import Field, ValidationError
 from sklearn.model_selection import train_test_split
 
+from simpop.aggregate import ece, reliability
 from simpop.calibration.conformal import (
     conformal_quantile,
     coverage,
@@ -18,7 +19,7 @@ from simpop.calibration.conformal import (
     nonconformity,
     prediction_sets,
 )
-from simpop.calibration.probability import Mapping, Method, auc, brier, ece, fit, reliability
+from simpop.calibration.probability import Mapping, Method, auc, brier, fit
 from simpop.errors import ConfigError
 from simpop.labels.files import LabelScale
 from simpop.models import Record

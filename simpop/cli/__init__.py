@@ -4,7 +4,7 @@ parses its options, calls the library and prints; nothing else lives here."""
 from __future__ import annotations
 
 # the command modules register their commands on the group when imported
-from simpop.cli import labels, parts, report, run  # noqa: F401
+from simpop.cli import judging, labels, parts, report, run  # noqa: F401
 from simpop.cli.common import cli
 
 

@@ -1,5 +1,5 @@
-"""Commands that look at simpop's parts: personas, scenarios, the noise models, the judge's
-agreement with physicians, the yes/no benchmark, and the environment (doctor)."""
+"""Commands that look at simpop's parts: personas, scenarios, the noise models, the yes/no
+benchmark, and the environment (doctor)."""
 
 from __future__ import annotations
 
@@ -147,54 +147,6 @@ def benchmark_yesno(
         err_console.print(line)
     console.print(usage_line(summary.llm))
     console.print(f"records: {store.directory}/ ({summary.questions} questions, {summary.duration_s:.1f}s)")
-
-
-@cli.command("judge-eval")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path),
-    help="A run config: its judge (else llm) and embedding sections. Default: the built-in models.",
-)
-@click.option(
-    "--data",
-    type=click.Path(path_type=Path),
-    default=Path("data/kqa-nli"),
-    show_default=True,
-    help="K-QA NLI judgements (folder or CSV).",
-)
-@click.option("--limit", type=click.IntRange(1), help="Use only the statements of the first N answers.")
-@click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the figures as JSON.")
-def judge_eval(
-    config_file: Path | None, data: Path, limit: int | None, no_cache: bool, output: Path | None
-) -> None:
-    """Agreement of the faithfulness judge and of embedding groundedness with physicians."""
-    from simpop.run.agreement import evaluate
-
-    llm, embedding = config_models(config_file)
-    result = asyncio.run(
-        evaluate(llm, embedding, data, limit, use_cache=not no_cache, progress=progress_bars())
-    )
-    table = Table(title=f"judge vs physicians · {result.data} · {result.judge_model}")
-    for column in ("figure", "value"):
-        table.add_column(column, justify="left" if column == "figure" else "right")
-    (tn, fp), (fn, tp) = result.confusion
-    rows = {
-        "statements (supported by majority)": f"{result.items} ({result.supported})",
-        "judged / judge errors": f"{result.judged} / {result.judge_errors}",
-        "judge accuracy": fmt(result.accuracy),
-        "judge Cohen's kappa": fmt(result.kappa),
-        "confusion (physicians × judge)": f"TN {tn} FP {fp} / FN {fn} TP {tp}",
-        "judge ROC AUC (0/1 verdicts)": fmt(result.judge_auc),
-        "embedding groundedness ROC AUC": fmt(result.groundedness_auc),
-    }
-    for figure, value in rows.items():
-        table.add_row(figure, value)
-    console.print(table)
-    if output is not None:
-        output.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        console.print(f"figures → {output}")
 
 
 @cli.command()

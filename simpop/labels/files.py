@@ -5,6 +5,7 @@ standalone CSV / JSONL of question, answer, context and label columns; and the l
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -105,7 +106,8 @@ def read_table(path: Path) -> list[list[str]]:
     lines = text.splitlines()
     if not lines:
         raise ConfigError(f"{path}: empty file")
-    reader = csv.reader(lines, delimiter=max(",;\t", key=lines[0].count))
+    # a reader over the whole text, so a quoted cell keeps its line breaks
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=max(",;\t", key=lines[0].count))
     try:
         return list(reader)
     except csv.Error as error:

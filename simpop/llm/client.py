@@ -89,17 +89,20 @@ def _content(response: Any) -> str:
     return content or ""
 
 
+NO_LOGPROBS = ""  # cached for an endpoint that sent no log-probabilities
+NEITHER = "-"  # cached when neither yes nor no was among the alternatives
+
+
 def _yes_probability_text(response: Any) -> str:
-    """P(yes) of a one-token reply as text for the cache ('' when the endpoint sent no
-    log-probabilities)."""
+    """P(yes) of a one-token reply as text for the cache."""
     logprobs = response.choices[0].logprobs if response.choices else None
     if logprobs is None or not logprobs.content:
-        return ""
+        return NO_LOGPROBS
     first = [(t.token, t.logprob) for t in logprobs.content[0].top_logprobs or []]
     if not first:
         first = [(logprobs.content[0].token, logprobs.content[0].logprob)]
     p = yes_probability(first)
-    return "" if p is None else repr(p)
+    return NEITHER if p is None else repr(p)
 
 
 def _retryable(error: Exception) -> bool:
@@ -132,6 +135,8 @@ class LLMClient:
         self._semaphore = asyncio.Semaphore(config.concurrency)
         self._client: openai.AsyncOpenAI | None = None
         self._client_lock = asyncio.Lock()
+        self.logprobs: bool | None = None  # does the endpoint send log-probabilities (None: not asked)
+        self._logprobs_lock = asyncio.Lock()
 
     async def _openai(self) -> openai.AsyncOpenAI:
         async with self._client_lock:
@@ -197,11 +202,20 @@ class LLMClient:
     async def probability(self, messages: Messages) -> float | None:
         """P(yes) of a yes/no question, read from the log-probabilities of a one-token answer
         at temperature 0; None when the endpoint returns no log-probabilities (ask for a
-        structured boolean instead)."""
+        structured boolean instead), and from then on without asking; None too when neither yes
+        nor no is among the likeliest first tokens."""
         request = self._request(messages, 0.0, 1, None)
         request |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
+        if self.logprobs is None:
+            async with self._logprobs_lock:  # the first question alone: the rest wait for its answer
+                if self.logprobs is None:
+                    reply = await self._complete(request, _yes_probability_text)
+                    self.logprobs = reply != NO_LOGPROBS
+                    return None if reply in (NO_LOGPROBS, NEITHER) else float(reply)
+        if not self.logprobs:
+            return None
         reply = await self._complete(request, _yes_probability_text)
-        return float(reply) if reply else None
+        return None if reply in (NO_LOGPROBS, NEITHER) else float(reply)
 
     def _request(
         self, messages: Messages, temperature: float | None, max_tokens: int | None, seed: int | None
@@ -241,6 +255,11 @@ class LLMClient:
         completion_tokens = response.usage.completion_tokens if response.usage else 0
         self.usage.prompt_tokens += prompt_tokens
         self.usage.completion_tokens += completion_tokens
+        timings = (response.model_extra or {}).get("timings")
+        if isinstance(timings, dict):  # llama.cpp's server says where its time went
+            self.usage.prefill_s += float(timings.get("prompt_ms") or 0) / 1000
+            self.usage.decode_s += float(timings.get("predicted_ms") or 0) / 1000
+            self.usage.reused_prompt_tokens += int(timings.get("cache_n") or 0)
         if self.cache is not None:
             self.cache.put(key, reply, prompt_tokens, completion_tokens)
         return reply

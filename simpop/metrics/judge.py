@@ -1,33 +1,54 @@
-"""An LLM judge: a prompt template, a reply schema, temperature 0, the prompt's version kept."""
+"""An LLM judge at temperature 0, the prompt's version kept: a yes/no verdict is P(yes) read from
+a one-token answer's log-probabilities, at the judge profile's threshold (a structured yes/no
+reply where the endpoint gives no log-probabilities)."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Awaitable
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model
+from pydantic import BaseModel, ConfigDict
 
+from simpop.judging.profile import JudgeProfile, profile_for
 from simpop.llm import LLMClient, LLMError
 from simpop.metrics.metric import Case, Metric, Scorers
 from simpop.models import Probe, Score
 from simpop.prompts import load_prompt
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:
+    from simpop.judging.verifier import SupportVerifier
+
 REASON_CHARS = 160
-Reason = Annotated[str, StringConstraints(max_length=REASON_CHARS)]
 JUDGE_ERROR = "judge_error"
 
 
-class Reply(BaseModel):
+class YesNoReply(BaseModel):
+    """The fallback reply where an endpoint gives no log-probabilities."""
+
     model_config = ConfigDict(extra="forbid")
+    answer: Literal["yes", "no"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One yes/no judgement: ``yes`` is P(yes) ≥ ``threshold`` (or the structured reply's answer,
+    ``probability`` None, where the endpoint gave no log-probabilities)."""
+
+    name: str
+    yes: bool
+    probability: float | None
+    threshold: float
+    prompt: str
+    messages: list[dict[str, str]] = field(repr=False)
+    verified: bool = False  # P(yes) is the support verifier's, not the judge's alone
 
 
 @dataclass
 class Judge:
-    """Asks ``llm`` one templated question at temperature 0 and parses the reply as a schema.
+    """Asks ``llm`` templated yes/no questions at temperature 0 (``decide``) and the reasons for
+    verdicts a report shows (``explain``).
 
     Failures are not caught here: ``LLMError`` is for the caller to record as a judge error.
     """
@@ -36,38 +57,71 @@ class Judge:
     model: str
     seed: int = 0
     max_tokens: int = 600
+    profile: JudgeProfile | None = None  # default: the profile of ``model``
+    verifier: SupportVerifier | None = None  # combines the support judge's P(yes) with other signals
+    reasons: bool = True  # explain failing verdicts (a second, cached call each)
 
-    async def ask(
-        self, prompt_name: str, schema: type[M], *, max_tokens: int | None = None, **values: Any
-    ) -> tuple[M, str]:
-        """The parsed reply and the prompt's id (name@version); ``max_tokens`` is capped by the
-        configured maximum."""
+    def __post_init__(self) -> None:
+        if self.profile is None:
+            self.profile = profile_for(self.model)
+
+    async def decide(self, prompt_name: str, verdict: str, **values: Any) -> Verdict:
+        """The yes/no verdict ``verdict`` (a profile threshold's name) on the prompt's question."""
+        assert self.profile is not None
         prompt = load_prompt(prompt_name)
         messages = [{"role": "user", "content": prompt.render(**values)}]
-        budget = min(max_tokens or self.max_tokens, self.max_tokens)
+        threshold = self.profile.threshold(verdict)
+        p = await self.llm.probability(messages)
+        if p is not None:
+            return Verdict(verdict, p >= threshold, p, threshold, prompt.id, messages)
         reply = await self.llm.structured(
-            messages, schema, temperature=0.0, seed=self.seed, max_tokens=budget
+            messages, YesNoReply, temperature=0.0, seed=self.seed, max_tokens=16
         )
-        return reply, prompt.id
+        return Verdict(verdict, reply.answer == "yes", None, threshold, prompt.id, messages)
 
-    def score(self, probe: Probe, metric: str, prompt: str | None, **fields: Any) -> Score:
-        """A score of ``probe`` judged with ``prompt`` (``None``: decided without a judge call)."""
+    async def explain(self, verdict: Verdict) -> str | None:
+        """Why the judge said what it did, in a few words: asked after the verdict in the same
+        conversation (sharing its prompt); None when off or when the call fails (the verdict
+        stands without it)."""
+        if not self.reasons:
+            return None
+        messages = verdict.messages + [
+            {"role": "assistant", "content": "Yes" if verdict.yes else "No"},
+            {"role": "user", "content": load_prompt("judge_reason").render()},
+        ]
+        try:
+            text = await self.llm.text(messages, temperature=0.0, seed=self.seed, max_tokens=60)
+        except LLMError:
+            return None
+        return " ".join(text.split())[:REASON_CHARS] or None
+
+    def score(
+        self,
+        probe: Probe,
+        metric: str,
+        prompt: str | None,
+        verdicts: list[Verdict] = (),  # type: ignore[assignment]
+        **fields: Any,
+    ) -> Score:
+        """A score of ``probe`` judged with ``prompt`` (``None``: decided without a judge call);
+        ``verdicts`` fill in the probabilities, thresholds and how it was judged."""
+        assert self.profile is not None
+        if verdicts:
+            if any(v.probability is None for v in verdicts):
+                fields["judged_by"] = "structured"
+            else:
+                fields["judged_by"] = "verifier" if all(v.verified for v in verdicts) else "probability"
+            fields.setdefault("thresholds", {v.name: v.threshold for v in verdicts})
+            if "details" not in fields:
+                fields["probabilities"] = {v.name: v.probability for v in verdicts}
         return Score(
             **probe.cell_ids(),
             metric=metric,
             prompt=prompt,
             judge_model=self.model if prompt else None,
+            judge_profile=self.profile.name if prompt else None,
             **fields,
         )
-
-
-@lru_cache(maxsize=None)
-def list_reply(name: str, field: str, item: Any, n: int) -> type[Reply]:
-    """A reply schema with exactly ``n`` items under ``field``, so the judge gives one per
-    sentence (or sub-question) and the count always matches."""
-    return create_model(
-        f"{name}{n}", __base__=Reply, **{field: (list[item], Field(min_length=n, max_length=n))}
-    )
 
 
 async def recorded(judge: Judge, probe: Probe, metric: str, call: Awaitable[Score]) -> Score:

@@ -72,7 +72,6 @@ class Metric(ABC):
     measures: ClassVar[tuple[Measure, ...]]
     judged: ClassVar[bool] = False  # needs the LLM judge: left out with --no-judge
     needs: ClassVar[tuple[str, ...]] = ()  # metrics of the same probe scored before this one
-    replies: ClassVar[tuple[str, ...]] = ()  # names of the judge reply schemas it asks for
 
     def applies(self, case: Case) -> bool:
         return True
@@ -143,8 +142,3 @@ def columns(table: Table) -> dict[str, str]:
 def judged_names() -> list[str]:
     """The metrics that come from the judge."""
     return [m.name for m in registered() if m.judged]
-
-
-def judge_reply_names() -> tuple[str, ...]:
-    """The names of every judge reply schema (list replies carry their count after the name)."""
-    return tuple(r for m in registered() for r in m.replies)

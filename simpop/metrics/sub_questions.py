@@ -3,18 +3,15 @@ messages): which of a message's questions the answer addresses, one verdict each
 
 from __future__ import annotations
 
+import asyncio
+
 from simpop.metrics.escalation import behaviours
-from simpop.metrics.judge import Judge, JudgedMetric, Reason, Reply, list_reply
+from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answered
 from simpop.models import Judgement, Probe, Response, Score
 
 SUB_QUESTIONS = "sub_questions"
-
-
-class AddressedVerdict(Reply):
-    reason: Reason
-    addressed: bool
 
 
 def addressed_values(addressed: list[bool]) -> dict[str, float | None]:
@@ -40,28 +37,36 @@ async def sub_questions(judge: Judge, probe: Probe, response: Response) -> Score
             details=details,
             reason="the bot gave no answer",
         )
-    reply, prompt = await judge.ask(
-        "judge_sub_questions",
-        list_reply("AddressedVerdicts", "questions", AddressedVerdict, len(questions)),
-        message=response.question,
-        questions=questions,
-        answer=response.answer,
-        max_tokens=70 * len(questions) + 32,
+    verdicts = await asyncio.gather(
+        *(
+            judge.decide(
+                "judge_sub_question",
+                "addressed",
+                question=response.question,
+                answer=response.answer,
+                sub_question=q,
+            )
+            for q in questions
+        )
     )
-    verdicts = reply.questions  # type: ignore[attr-defined]
+    reasons = await asyncio.gather(*(judge.explain(v) if not v.yes else _none() for v in verdicts))
     details = [
-        Judgement(text=q, kind="sub_question", verdict=v.addressed, reason=v.reason)
-        for q, v in zip(questions, verdicts, strict=True)
+        Judgement(text=q, kind="sub_question", verdict=v.yes, reason=r, probability=v.probability)
+        for q, v, r in zip(questions, verdicts, reasons, strict=True)
     ]
-    values = addressed_values([v.addressed for v in verdicts])
     return judge.score(
         probe,
         SUB_QUESTIONS,
-        prompt,
+        verdicts[0].prompt if verdicts else None,
+        list(verdicts),
         value=None,
-        values=values,
+        values=addressed_values([v.yes for v in verdicts]),
         details=details,
     )
+
+
+async def _none() -> None:
+    return None
 
 
 @metric
@@ -71,7 +76,6 @@ class SubQuestions(JudgedMetric):
         Measure("sub_questions.addressed_share", "questions addressed (share)"),
         Measure("sub_questions.fully_addressed", "all questions addressed", True, "safety", None, 60),
     )
-    replies = ("AddressedVerdicts",)
 
     def applies(self, case: Case) -> bool:
         return "address_all" in behaviours(case.probe) and bool(case.probe.sub_questions)

@@ -135,6 +135,10 @@ class Judgement(Record):
     verdict: bool | None = Field(None, description="supported (sentences) or addressed (sub-questions)")
     reason: str | None = None
     similarity: float | None = Field(None, description="best cosine to a context sentence")
+    probability: float | None = Field(None, description="P(yes) the verdict rests on (judge or verifier)")
+
+
+JudgedBy = Literal["probability", "structured", "verifier"]
 
 
 class Score(CellRecord):
@@ -149,6 +153,16 @@ class Score(CellRecord):
     details: list[Judgement] = Field([], description="per sentence or sub-question")
     prompt: str | None = Field(None, description="the judge prompt(s) and their versions")
     judge_model: str | None = None
+    judge_profile: str | None = Field(None, description="the judge profile its thresholds came from")
+    judged_by: JudgedBy | None = Field(
+        None,
+        description="probability: P(yes) at a threshold; structured: a yes/no reply (the endpoint "
+        "gave no log-probabilities); verifier: the support verifier over the judge's P(yes)",
+    )
+    probabilities: dict[str, float | None] = Field(
+        {}, description="P(yes) of each verdict (refused, relevant …); null where judged by a reply"
+    )
+    thresholds: dict[str, float] = Field({}, description="the threshold of each verdict")
     error: str | None = Field(None, description="the judge error, when excluded is 'judge_error'")
 
 

@@ -91,6 +91,10 @@ class ScoringConfig(Record):
     nli_model: Path | None = Field(
         None, description="folder of a local NLI cross-encoder for groundedness (optional)"
     )
+    verifier: Path | None = Field(
+        None, description="support verifier file from simpop judge train (default: the judge profile's)"
+    )
+    judge_reasons: bool = Field(True, description="ask the judge why, for failing verdicts only")
 
 
 class TopicConfig(Record):

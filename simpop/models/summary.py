@@ -20,6 +20,11 @@ class LLMUsage(Record):
     completion_tokens: int = 0
     retries: int = 0
     failures: int = 0
+    prefill_s: float = Field(0.0, description="server time reading prompts (llama.cpp's timings)")
+    decode_s: float = Field(0.0, description="server time writing replies (llama.cpp's timings)")
+    reused_prompt_tokens: int = Field(
+        0, description="prompt tokens the server had cached from a shared prefix"
+    )
 
 
 class GroupAccuracy(Record):
@@ -159,6 +164,13 @@ class JudgeSummary(Record):
     """Who judged the answers and how often a judgement failed or was undefined."""
 
     model: str
+    profile: str = Field("uncalibrated", description="the judge profile: thresholds and verifier")
+    agreement: str = Field(
+        "agreement with humans not measured for this judge", description="the profile's measured agreement"
+    )
+    judged_by: dict[str, int] = Field(
+        {}, description="judged scores by how: probability, structured, verifier"
+    )
     prompts: list[str] = Field(description="judge prompts used, as name@version")
     judged: int = Field(description="probes with judged scores")
     errors: dict[str, int] = Field(description="judge errors per metric (the judge's reply never validated)")

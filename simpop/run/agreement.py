@@ -1,11 +1,12 @@
-"""How far the faithfulness judge and the embedding groundedness score agree with physicians,
-on K-QA's NLI judgements (Manes et al., 2024): an answer (premise) and a physician's statement
+"""How far the support judge, its verifier and embedding groundedness agree with physicians, on
+K-QA's NLI judgements (Manes et al., 2024): an answer (premise) and a physician's statement
 (hypothesis) labelled entailment / neutral / contradiction by three physicians. A statement is
 supported when the majority says entailment.
 
-The judge sees each answer once as the context with all of its statements (ASTRID Listing 1,
-one verdict per statement); groundedness is the statement's best cosine similarity to a
-sentence of the answer (HCAT §3)."""
+The judge sees each answer as the context and is asked one statement at a time (ASTRID Listing
+1, P(yes) from a one-token answer); groundedness is the statement's best cosine similarity to a
+sentence of the answer (HCAT §3). Every figure is out of fold: thresholds and the verifier are
+fitted on the other answers' statements (``simpop.judging.crossval``)."""
 
 from __future__ import annotations
 
@@ -16,18 +17,19 @@ from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
-from pydantic import Field
 from rich.progress import Progress
-from sklearn.metrics import cohen_kappa_score, confusion_matrix, roc_auc_score
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
+from simpop.judging.crossval import Agreement, agreement, out_of_fold, threshold_fit
+from simpop.judging.features import FEATURES
+from simpop.judging.profile import profile_for
+from simpop.judging.verifier import feature_matrix, verifier_fit
 from simpop.llm import LLMError, open_llm
 from simpop.metrics.faithfulness import support_verdicts
 from simpop.metrics.judge import Judge
 from simpop.metrics.texts import split_sentences
 from simpop.models import EmbeddingConfig, LLMConfig, Record
-from simpop.prompts import load_prompt
 
 DATA_FILE = "NLI_medical_annotator.csv"
 COLUMNS = ("answer", "claim", "majority_label")
@@ -42,23 +44,15 @@ class NLIItem(Record):
     supported: bool
 
 
-class JudgeAgreement(Record):
-    """Agreement of the judge and of embedding groundedness with the physicians' majority."""
+class JudgeEvaluation(Record):
+    """Agreement with the physicians' majority of each judge, its verifier and groundedness."""
 
     data: str
-    judge_model: str
-    prompt: str
     items: int
     supported: int
-    judged: int = Field(description="statements the judge gave a valid verdict on")
-    judge_errors: int = Field(description="statements whose answer's judge reply never validated")
-    accuracy: float | None
-    kappa: float | None = Field(description="Cohen's kappa, judge vs physicians")
-    confusion: list[list[int]] = Field(
-        description="rows physicians (not supported, supported), columns judge"
-    )
-    groundedness_auc: float | None = Field(description="ROC AUC of embedding groundedness, all items")
-    judge_auc: float | None = Field(description="ROC AUC of the judge's 0/1 verdicts")
+    answers: int
+    judge_errors: dict[str, int] = {}
+    rows: list[Agreement]
 
 
 def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
@@ -92,29 +86,27 @@ def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
     return items
 
 
-async def judge_verdicts(
+async def judge_probabilities(
     judge: Judge, pairs: list[tuple[str, str]], progress: Progress | None = None
-) -> list[bool | None]:
-    """The judge's verdict on every (context, statement) pair, the statements of one context
-    asked together (``None`` where the reply never validated)."""
+) -> list[float | None]:
+    """The support judge's P(yes) on every (context, statement) pair (1 or 0 where it answered
+    with a structured reply; ``None`` where it failed), one context at a time so its statements
+    share the prompt's prefix."""
     by_context: dict[str, list[int]] = defaultdict(list)
     for index, (context, _) in enumerate(pairs):
         by_context[context].append(index)
-    verdicts: list[bool | None] = [None] * len(pairs)
+    found: list[float | None] = [None] * len(pairs)
     task = progress.add_task("judge statements", total=len(by_context)) if progress else None
-
-    async def one(context: str, indices: list[int]) -> None:
+    for context, indices in by_context.items():
         try:
-            replies, _ = await support_verdicts(judge, context, [pairs[i][1] for i in indices])
-            for i, v in zip(indices, replies, strict=True):
-                verdicts[i] = v.supported
+            verdicts = await support_verdicts(judge, context, [pairs[i][1] for i in indices])
+            for i, v in zip(indices, verdicts, strict=True):
+                found[i] = float(v.yes) if v.probability is None else v.probability
         except LLMError:
-            pass  # these verdicts stay None: counted as judge errors
+            pass  # these stay None: counted as judge errors
         if progress is not None and task is not None:
             progress.advance(task)
-
-    await asyncio.gather(*(one(c, ix) for c, ix in by_context.items()))
-    return verdicts
+    return found
 
 
 def groundedness(items: list[NLIItem], embedder: Embedder) -> list[float]:
@@ -125,61 +117,66 @@ def groundedness(items: list[NLIItem], embedder: Embedder) -> list[float]:
     return [float(max(vectors[i.statement] @ vectors[s] for s in sentences[i.answer])) for i in items]
 
 
-def _auc(gold: list[bool], scores: list[float]) -> float | None:
-    return float(roc_auc_score(gold, scores)) if len(set(gold)) == 2 else None
+def support_features(items: list[NLIItem], embedder: Embedder, judge_p: list[float]) -> np.ndarray:
+    """The verifier's features of every item, the answer as the context."""
+    pairs = [(split_sentences(i.answer), i.answer, i.statement) for i in items]
+    return feature_matrix(embedder, pairs, judge_p)
 
 
-def agreement(
-    items: list[NLIItem],
-    verdicts: list[bool | None],
-    grounded: list[float],
-    data: str,
-    judge: Judge,
-    prompt: str,
-) -> JudgeAgreement:
-    """Accuracy, Cohen's kappa and the confusion matrix of the judge on the items it judged;
-    ROC AUC of groundedness on all items."""
-    pairs = [(i.supported, v) for i, v in zip(items, verdicts, strict=True) if v is not None]
-    gold = [g for g, _ in pairs]
-    predicted = [p for _, p in pairs]
-    return JudgeAgreement(
-        data=data,
-        judge_model=judge.model,
-        prompt=prompt,
-        items=len(items),
-        supported=sum(i.supported for i in items),
-        judged=len(pairs),
-        judge_errors=len(items) - len(pairs),
-        accuracy=float(np.mean([g == p for g, p in pairs])) if pairs else None,
-        kappa=float(cohen_kappa_score(gold, predicted)) if len(set(gold) | set(predicted)) == 2 else None,
-        confusion=confusion_matrix(gold, predicted, labels=[False, True]).tolist()
-        if pairs
-        else [[0, 0], [0, 0]],
-        groundedness_auc=_auc([i.supported for i in items], grounded),
-        judge_auc=_auc(gold, [float(p) for p in predicted]) if pairs else None,
-    )
+def evaluate_rows(items: list[NLIItem], x_by_judge: dict[str, np.ndarray], k: int = 5) -> list[Agreement]:
+    """Grouped-CV agreement of each judge's P(yes) and verifier (features ``x``), and of
+    groundedness (the first judge's similarity column), with the physicians."""
+    y = np.array([i.supported for i in items], dtype=int)
+    groups = [i.answer for i in items]
+    rows = []
+    similarity = FEATURES.index("best_similarity")
+    for name, x in x_by_judge.items():
+        for label, fit in ((f"{name} P(yes)", threshold_fit(0)), (f"{name} + verifier", verifier_fit)):
+            p, verdict, thresholds = out_of_fold(x, y, groups, fit, k)
+            rows.append(agreement(label, y, p, verdict, groups, thresholds))
+    if x_by_judge:
+        x = next(iter(x_by_judge.values()))
+        p, verdict, thresholds = out_of_fold(x, y, groups, threshold_fit(similarity), k)
+        rows.append(agreement("embedding groundedness", y, p, verdict, groups, thresholds))
+    return rows
 
 
 async def evaluate(
-    config: LLMConfig,
+    configs: list[LLMConfig],
     embedding: EmbeddingConfig,
     data: Path,
     limit: int | None = None,
     use_cache: bool = True,
     progress: Progress | None = None,
-) -> JudgeAgreement:
-    """Run the faithfulness judge (``config``, temperature 0) and embedding groundedness on
-    the K-QA NLI items in ``data`` and measure their agreement with the physicians."""
+) -> JudgeEvaluation:
+    """Ask each judge (``configs``, temperature 0) for P(yes) on the K-QA NLI items in ``data``
+    and measure, out of fold, its agreement with the physicians alone and through a verifier."""
     items = load_nli(data, limit)
     embedder = Embedder(embedding)
-    llm = open_llm(config, use_cache=use_cache)
-    judge = Judge(llm, model=config.model, max_tokens=2048)
+    x_by_judge: dict[str, np.ndarray] = {}
+    errors: dict[str, int] = {}
     try:
-        grounded = groundedness(items, embedder)
         with progress if progress is not None else nullcontext():
-            verdicts = await judge_verdicts(judge, [(i.answer, i.statement) for i in items], progress)
+            for config in configs:
+                llm = open_llm(config, use_cache=use_cache)
+                judge = Judge(llm, model=config.model, profile=profile_for(config.model))
+                try:
+                    found = await judge_probabilities(
+                        judge, [(i.answer, i.statement) for i in items], progress
+                    )
+                finally:
+                    await llm.aclose()
+                    llm.endpoint.close()
+                errors[config.model] = sum(p is None for p in found)
+                judge_p = [0.5 if p is None else p for p in found]
+                x_by_judge[config.model] = support_features(items, embedder, judge_p)
     finally:
-        await llm.aclose()
-        llm.endpoint.close()
         embedder.close()
-    return agreement(items, verdicts, grounded, str(data), judge, load_prompt("judge_support").id)
+    return JudgeEvaluation(
+        data=str(data),
+        items=len(items),
+        supported=sum(i.supported for i in items),
+        answers=len({i.answer for i in items}),
+        judge_errors=errors,
+        rows=await asyncio.to_thread(evaluate_rows, items, x_by_judge),
+    )

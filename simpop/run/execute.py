@@ -9,6 +9,7 @@ from contextlib import nullcontext
 from rich.progress import Progress
 
 from simpop.embed import Embedder
+from simpop.judging.verifier import support_verifier
 from simpop.llm import LLMClient, open_llm
 from simpop.metrics import Scorers
 from simpop.metrics.judge import Judge
@@ -62,6 +63,10 @@ async def execute(
                     model=judge_llm.config.model,
                     seed=config.seed,
                     max_tokens=config.scoring.judge_max_tokens,
+                    reasons=config.scoring.judge_reasons,
+                )
+                scorers.judge.verifier = support_verifier(
+                    scorers.judge.profile, config.scoring.verifier, embedder
                 )
             cases = [
                 inputs.case(probes.records[c.cell_id], responses.records[c.cell_id]) for c in inputs.cells

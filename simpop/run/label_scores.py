@@ -15,7 +15,7 @@ from simpop.llm import open_llm
 from simpop.metrics.judge import Judge
 from simpop.metrics.texts import split_sentences
 from simpop.models import EmbeddingConfig, LLMConfig
-from simpop.run.agreement import judge_verdicts
+from simpop.run.agreement import judge_probabilities
 
 EMBEDDING_SCORES = ("groundedness", "answer_relevancy")
 
@@ -45,13 +45,13 @@ async def _judge_scores(
     client = open_llm(llm, use_cache=use_cache)
     judge = Judge(client, model=llm.model, max_tokens=2048)
     try:
-        verdicts = await judge_verdicts(judge, [(i.context, i.answer) for i in asked], progress)
+        found = await judge_probabilities(judge, [(i.context, i.answer) for i in asked], progress)
     finally:
         await client.aclose()
         client.endpoint.close()
-    for item, verdict in zip(asked, verdicts, strict=True):
-        if verdict is not None:
-            item.scores["faithfulness"] = float(verdict)
+    for item, p in zip(asked, found, strict=True):
+        if p is not None:
+            item.scores["faithfulness"] = p
 
 
 def fill_scores(

@@ -10,6 +10,7 @@ from pathlib import Path
 from simpop.config import load_personas, load_qaps, load_scenarios, load_vignettes
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
+from simpop.judging.verifier import read_verifier
 from simpop.knowledge import load_chunks
 from simpop.metrics import Case
 from simpop.models import (
@@ -237,6 +238,11 @@ def load_inputs(config: RunConfig) -> RunInputs:
     chunk_gold = answers_from_chunks(config)
     if config.scoring.nli_model is not None and not config.scoring.nli_model.is_dir():
         raise ConfigError(f"field 'scoring.nli_model': no model folder at {config.scoring.nli_model}")
+    if config.scoring.verifier is not None:
+        try:
+            read_verifier(config.scoring.verifier)
+        except ConfigError as error:
+            raise ConfigError(f"field 'scoring.verifier': {error}") from None
     return RunInputs(
         personas=personas,
         qaps=seeds,

@@ -8,6 +8,7 @@ import asyncio
 from rich.progress import Progress
 
 from simpop.metrics import Case, Metric, Scorers, registered
+from simpop.metrics.texts import answer_contexts, context_text
 from simpop.models import Score
 from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog
@@ -35,6 +36,11 @@ async def judge_case(
             done = done | {score.metric: score}
         todo = [m for m in todo if m not in ready]
     return new
+
+
+def shared_prefix(case: Case) -> tuple[str, str]:
+    """What a case's judge prompts begin with: the context it was answered from, the answer."""
+    return context_text(answer_contexts(case.response)), case.response.answer or ""
 
 
 async def score_cases(
@@ -71,7 +77,9 @@ async def score_cases(
         recorded = done(case)
         return any(m.applies(case) and m.name not in recorded for m in judged)
 
-    todo = [c for c in cases if pending(c)]
+    # answers with the same context and answer one after another: their judge prompts share a
+    # prefix the server has just read (a QAP bot gives one answer to all variants of a question)
+    todo = sorted((c for c in cases if pending(c)), key=shared_prefix)
     advance = stage_progress(progress, "judge answers", len(cases), len(cases) - len(todo))
     # a few probes at a time, so each finishes (and is written) before the next starts
     semaphore = asyncio.Semaphore(concurrency)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from simpop.aggregate import accuracy_by_persona, metric_means
+from simpop.judging.profile import profile_for
 from simpop.labels.clinicians import labels_summary
 from simpop.metrics import judged_names
 from simpop.metrics.faithfulness import FAITHFULNESS
@@ -34,8 +35,12 @@ def judge_summary(model: str, scores: list[Score], usage: LLMUsage | None) -> Ju
     judged = [s for s in scores if s.metric in names]
     if not judged:
         return None
+    profile = profile_for(model)
     return JudgeSummary(
         model=model,
+        profile=profile.name,
+        agreement=profile.agreement,
+        judged_by=dict(sorted(Counter(s.judged_by for s in judged if s.judged_by).items())),
         prompts=sorted({p for s in judged if s.prompt for p in s.prompt.split()}),
         judged=len({s.cell_id for s in judged if not s.excluded or s.excluded == JUDGE_ERROR}),
         errors=dict(sorted(Counter(s.metric for s in judged if s.excluded == JUDGE_ERROR).items())),

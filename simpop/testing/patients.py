@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -39,20 +40,49 @@ def schema_value(schema: dict[str, Any], definitions: dict[str, Any]) -> Any:
     return {"boolean": False, "integer": 0, "number": 0.0}.get(kind, "ok")
 
 
-def judge_schema(request: dict[str, Any]) -> bool:
-    """Whether a request comes from one of simpop's judges (by its reply schema's name)."""
-    from simpop.metrics import judge_reply_names
+JUDGE_SCHEMAS = ("SentenceLabels", "YesNoReply")  # the judges' schema replies
 
+
+def judge_schema(request: dict[str, Any]) -> bool:
+    """Whether a request is one of simpop's judges asking for a schema reply (sentence labels,
+    or a yes/no from an endpoint without log-probabilities)."""
     name = request.get("response_format", {}).get("json_schema", {}).get("name", "")
-    return name.startswith(judge_reply_names())
+    return name.startswith(JUDGE_SCHEMAS)
+
+
+def judge_reason(request: dict[str, Any]) -> bool:
+    """Whether a request asks the judge why, after its verdict."""
+    from simpop.prompts import load_prompt
+
+    messages = request["messages"]
+    return len(messages) == 3 and messages[-1]["content"] == load_prompt("judge_reason").render()
+
+
+def judge_request(request: dict[str, Any]) -> bool:
+    """Whether a request comes from one of simpop's judges: a yes/no question (it asks for
+    log-probabilities), the reason for a verdict, or a schema reply."""
+    return bool(request.get("logprobs")) or judge_reason(request) or judge_schema(request)
+
+
+def yes_no(p_yes: float) -> Any:
+    """A one-token yes/no reply with P(yes) = ``p_yes`` in its log-probabilities."""
+    from simpop.testing.fake_openai import Reply
+
+    p = min(max(p_yes, 1e-6), 1 - 1e-6)
+    return Reply("Yes" if p >= 0.5 else "No", top_logprobs={"Yes": math.log(p), "No": math.log(1 - p)})
 
 
 def with_judges(reply: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
     """A fake LLM's reply function that also answers judge requests with a valid, fixed reply
-    (the first label, false), so a test run gets through the judging stage."""
+    (P(yes) 0.1, "ok" as the reason, the first label), so a test run gets through the judging
+    stage."""
     from simpop.testing.fake_openai import Reply
 
     def answer(request: dict[str, Any]) -> Any:
+        if request.get("logprobs"):
+            return yes_no(0.1)
+        if judge_reason(request):
+            return Reply("ok")
         if judge_schema(request):
             schema = request["response_format"]["json_schema"]["schema"]
             return Reply(json.dumps(schema_value(schema, schema.get("$defs", {}))))

@@ -1,0 +1,151 @@
+"""Agreement with human labels measured out of sample: grouped k-fold cross-validation (no
+answer's statements in both the training and the test folds; scikit-learn's ``GroupKFold``),
+thresholds and verifiers fitted on the training folds only, and intervals from a bootstrap
+over answers (the cluster bootstrap: Field & Welsh, 2007)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import Field
+from sklearn.metrics import cohen_kappa_score, roc_auc_score
+from sklearn.model_selection import GroupKFold
+
+from simpop.aggregate import ece, reliability
+from simpop.models import Record
+
+Interval = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Predictor:
+    """P(yes) of feature rows, and the threshold that turns it into verdicts."""
+
+    probability: Callable[[np.ndarray], np.ndarray]
+    threshold: float
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = self.probability(x)
+        return p, p >= self.threshold
+
+
+Fit = Callable[[np.ndarray, np.ndarray], Predictor]  # fitted on training rows and labels
+
+
+def best_threshold(p: np.ndarray, y: np.ndarray) -> float:
+    """The threshold on ``p`` with the highest Cohen's kappa against ``y`` (ties: nearest 0.5)."""
+    candidates = np.unique(np.concatenate([np.round(p, 4), [0.5]]))
+    scored = []
+    for t in candidates:
+        predicted = p >= t
+        kappa = cohen_kappa_score(y, predicted) if len(set(predicted)) == 2 else 0.0
+        scored.append((round(float(kappa), 6), -abs(float(t) - 0.5), float(t)))
+    return max(scored)[2]
+
+
+def threshold_fit(column: int = 0) -> Fit:
+    """Column ``column`` as P(yes) (a judge's, or a similarity), at the threshold with the best
+    kappa on the training rows."""
+
+    def fit(x: np.ndarray, y: np.ndarray) -> Predictor:
+        return Predictor(lambda rows: rows[:, column], best_threshold(x[:, column], y))
+
+    return fit
+
+
+class Agreement(Record):
+    """How far one judge agrees with the human labels, every figure out of fold."""
+
+    judge: str
+    items: int
+    groups: int = Field(description="answers (the unit folds and the bootstrap keep together)")
+    folds: int
+    auc: float | None
+    auc_interval: Interval | None
+    accuracy: float
+    accuracy_interval: Interval
+    kappa: float
+    kappa_interval: Interval
+    thresholds: list[float] = Field(description="the threshold chosen on each training fold")
+    ece: float = Field(description="expected calibration error of the out-of-fold P(yes)")
+    reliability: list[tuple[float, float, int]] = Field(
+        description="per bin of P(yes): mean predicted, observed share supported, items"
+    )
+
+
+def folds(groups: list[str], k: int = 5) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Train and test indices of ``k`` folds, every group whole in one test fold."""
+    k = min(k, len(set(groups)))
+    x = np.zeros((len(groups), 1))
+    return list(GroupKFold(n_splits=k).split(x, groups=groups))
+
+
+def out_of_fold(
+    x: np.ndarray, y: np.ndarray, groups: list[str], fit: Fit, k: int = 5
+) -> tuple[np.ndarray, np.ndarray, list[float]]:
+    """Each item's P(yes) and verdict from a model fitted without its group, and the threshold
+    chosen on each fold's training rows."""
+    p = np.zeros(len(y))
+    verdict = np.zeros(len(y), dtype=bool)
+    thresholds = []
+    for train, test in folds(groups, k):
+        predict = fit(x[train], y[train])
+        p[test], verdict[test] = predict(x[test])
+        thresholds.append(predict.threshold)
+    return p, verdict, thresholds
+
+
+def _figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> tuple[float | None, float, float]:
+    auc = float(roc_auc_score(y, p)) if len(set(y.tolist())) == 2 else None
+    accuracy = float(np.mean(verdict == y))
+    both = len(set(y.tolist()) | set(verdict.tolist())) == 2
+    kappa = float(cohen_kappa_score(y, verdict)) if both else 0.0
+    return auc, accuracy, kappa
+
+
+def agreement(
+    judge: str,
+    y: np.ndarray,
+    p: np.ndarray,
+    verdict: np.ndarray,
+    groups: list[str],
+    thresholds: list[float],
+    reps: int = 1000,
+    seed: int = 0,
+) -> Agreement:
+    """ROC AUC, accuracy and Cohen's kappa of out-of-fold predictions, each with a 95%
+    percentile interval from ``reps`` resamples of whole groups."""
+    auc, accuracy, kappa = _figures(y, p, verdict)
+    names = sorted(set(groups))
+    members = {g: np.flatnonzero(np.array(groups) == g) for g in names}
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(reps):
+        picked = np.concatenate([members[names[i]] for i in rng.integers(0, len(names), len(names))])
+        samples.append(_figures(y[picked], p[picked], verdict[picked]))
+
+    def interval(column: int) -> Interval | None:
+        values = [s[column] for s in samples if s[column] is not None]
+        if not values:
+            return None
+        low, high = np.percentile(values, [2.5, 97.5])
+        return (float(low), float(high))
+
+    two = np.column_stack([1 - p, p])
+    return Agreement(
+        judge=judge,
+        items=len(y),
+        groups=len(names),
+        folds=len(thresholds),
+        auc=auc,
+        auc_interval=interval(0) if auc is not None else None,
+        accuracy=accuracy,
+        accuracy_interval=interval(1) or (accuracy, accuracy),
+        kappa=kappa,
+        kappa_interval=interval(2) or (kappa, kappa),
+        thresholds=thresholds,
+        ece=ece(two, y.astype(int), bins=5),
+        reliability=reliability(two, y.astype(int), bins=5),
+    )
