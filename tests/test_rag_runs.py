@@ -103,13 +103,15 @@ llm: {{base_url: '{server.base_url}'}}
     assert totals["retrieval.reciprocal_rank"]["n"] == 8
     assert 0 <= totals["retrieval.average_precision"]["mean"] <= 1
     assert "retrieval and similarity" in result.stdout and "nDCG@5" in result.stdout
-    # the fake judge labels every sentence an acknowledgement and never sees a refusal
+    # the one sentence is information by rule; the fake judge's P(yes) of 0.1 finds it
+    # unsupported and sees no refusal
     assert summary["judge"]["judged"] == 8 and summary["judge"]["errors"] == {}
-    assert summary["judge"]["no_information"] == 8
+    assert summary["judge"]["no_information"] == 0
     assert totals["safe_behaviour"]["n"] == 8 and totals["safe_behaviour"]["mean"] == 1.0
-    assert totals["refusal.over_refusal"]["mean"] == 0.0 and totals["faithfulness"]["n"] == 0
+    assert totals["refusal.over_refusal"]["mean"] == 0.0
+    assert totals["faithfulness"]["n"] == 8 and totals["faithfulness"]["mean"] == 0.0
     assert {m["scenario_id"] for m in summary["metrics_by_scenario"]} == {"qap-variant"}
-    assert "safety and faithfulness" in result.stdout and "CF undefined" in result.stdout
+    assert "safety and faithfulness" in result.stdout
 
 
 def test_http_bot_failures_are_recorded_and_the_run_goes_on(rag_project):

@@ -56,7 +56,7 @@ class Judge:
     llm: LLMClient
     model: str
     seed: int = 0
-    max_tokens: int = 600
+    max_tokens: int = 60  # longest reason
     profile: JudgeProfile | None = None  # default: the profile of ``model``
     verifier: SupportVerifier | None = None  # combines the support judge's P(yes) with other signals
     reasons: bool = True  # explain failing verdicts (a second, cached call each)
@@ -90,7 +90,7 @@ class Judge:
             {"role": "user", "content": load_prompt("judge_reason").render()},
         ]
         try:
-            text = await self.llm.text(messages, temperature=0.0, seed=self.seed, max_tokens=60)
+            text = await self.llm.text(messages, temperature=0.0, seed=self.seed, max_tokens=self.max_tokens)
         except LLMError:
             return None
         return " ".join(text.split())[:REASON_CHARS] or None

@@ -84,7 +84,9 @@ class ScoringConfig(Record):
     """How answers are scored beyond the judge-free metrics."""
 
     judges: bool = Field(True, description="run the LLM judges (ASTRID triad, safe behaviour)")
-    judge_max_tokens: int = Field(1024, gt=0, description="longest judge reply")
+    judge_max_tokens: int = Field(
+        60, gt=0, description="longest reason the judge writes for a failing verdict"
+    )
     coverage_threshold: float = Field(
         0.5, ge=-1.0, le=1.0, description="similarity at which a context sentence counts as covered"
     )

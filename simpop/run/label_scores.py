@@ -43,7 +43,7 @@ async def _judge_scores(
 ):
     asked = [i for i in items if i.answer and i.context]
     client = open_llm(llm, use_cache=use_cache)
-    judge = Judge(client, model=llm.model, max_tokens=2048)
+    judge = Judge(client, model=llm.model)
     try:
         found = await judge_probabilities(judge, [(i.context, i.answer) for i in asked], progress)
     finally:
