@@ -95,11 +95,17 @@ def mean(
     rate: bool,
     persona_id: str | None = None,
     scenario_id: str | None = None,
+    seed: int = 0,
 ) -> GroupMean:
-    """Mean with a 95% interval: Wilson for a rate (0/1 values), else the percentile bootstrap."""
+    """Mean with a 95% interval: Wilson for a rate (0/1 values), else the percentile bootstrap
+    (``seed``: the run's, so a run and its rerun draw the same resamples)."""
     n = len(values)
     average = sum(values) / n if n else None
-    interval = (wilson_interval(int(sum(values)), n) if n else None) if rate else bootstrap_interval(values)
+    interval = (
+        (wilson_interval(int(sum(values)), n) if n else None)
+        if rate
+        else bootstrap_interval(values, seed=seed)
+    )
     low, high = interval or (None, None)
     return GroupMean(
         group=group,
@@ -118,7 +124,7 @@ TOTAL = "total"
 
 
 def metric_means(
-    scores: list[Score], persona_ids: list[str], scenario_ids: list[str]
+    scores: list[Score], persona_ids: list[str], scenario_ids: list[str], seed: int = 0
 ) -> tuple[list[GroupMean], list[GroupMean], list[GroupMean]]:
     """For every metric: one row per persona (in the order given) and a ``total`` row; one per
     scenario; one per persona × scenario pair that has scores.
@@ -147,15 +153,17 @@ def metric_means(
                     collected[key].append(value)
     rates = {m for m in metrics if all(v in (0.0, 1.0) for v in collected[(m, TOTAL, "")])}
     by_persona = [
-        mean(collected[(m, p, "")], p, m, m in rates, persona_id=None if p == TOTAL else p)
+        mean(collected[(m, p, "")], p, m, m in rates, persona_id=None if p == TOTAL else p, seed=seed)
         for m in metrics
         for p in [*persona_ids, TOTAL]
     ]
     by_scenario = [
-        mean(collected[(m, "", s)], s, m, m in rates, scenario_id=s) for m in metrics for s in scenario_ids
+        mean(collected[(m, "", s)], s, m, m in rates, scenario_id=s, seed=seed)
+        for m in metrics
+        for s in scenario_ids
     ]
     by_pair = [
-        mean(collected[(m, p, s)], f"{p} × {s}", m, m in rates, persona_id=p, scenario_id=s)
+        mean(collected[(m, p, s)], f"{p} × {s}", m, m in rates, persona_id=p, scenario_id=s, seed=seed)
         for m in metrics
         for p in persona_ids
         for s in scenario_ids

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from simpop.errors import ConfigError
 from simpop.models import QAP, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
+from simpop.textfiles import read_text
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", Persona, Scenario)
@@ -48,7 +50,7 @@ def read_yaml(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise ConfigError(f"{path}: file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_text(path))
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -154,7 +156,7 @@ def _qap_from_row(row: dict[str, Any], source: str) -> QAP:
 def read_jsonl(path: Path) -> list[tuple[str, dict[str, Any]]]:
     """Each non-blank line of a JSONL file as (``"<file> line <n>"``, object)."""
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{path} line {number}"
@@ -174,9 +176,9 @@ def load_qaps(path: Path) -> list[QAP]:
         raise ConfigError(f"{path}: QAP file not found")
     rows: list[tuple[str, dict[str, Any]]] = []
     if path.suffix.lower() == ".csv":
-        with path.open(newline="", encoding="utf-8") as handle:
-            for number, row in enumerate(csv.DictReader(handle), start=2):
-                rows.append((f"{path} line {number}", row))
+        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+        for number, row in enumerate(reader, start=2):
+            rows.append((f"{path} line {number}", row))
     else:
         rows = read_jsonl(path)
     qaps = [_qap_from_row(row, source) for source, row in rows]

@@ -9,6 +9,7 @@ from pathlib import Path
 from simpop.config import read_jsonl
 from simpop.errors import ConfigError
 from simpop.models import Chunk, Document, KnowledgeBaseConfig
+from simpop.textfiles import read_text
 
 TEXT_SUFFIXES = {".md", ".markdown", ".txt"}
 JSONL_SUFFIXES = {".jsonl"}
@@ -18,7 +19,7 @@ _HEADING = re.compile(r"^#\s+(.+)$", re.MULTILINE)
 
 
 def _text_document(path: Path) -> Document:
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path)
     heading = _HEADING.search(text) if path.suffix.lower() != ".txt" else None
     title = heading.group(1).strip() if heading else path.stem.replace("_", " ")
     return Document(id=path.stem, title=title, text=text)

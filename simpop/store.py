@@ -232,9 +232,10 @@ def load_run(run: str | Path, runs: Path = Path("runs")) -> RunRecords:
         directory=directory,
         config=config,
         summary=summary,
-        probes=store.log(PROBES_FILE, Probe).records,
-        responses=store.log(RESPONSES_FILE, Response).records,
-        scores=list(store.log(SCORES_FILE, Score, key=score_key).records.values()),
+        probes=dict(sorted(store.log(PROBES_FILE, Probe).records.items())),
+        responses=dict(sorted(store.log(RESPONSES_FILE, Response).records.items())),
+        # by cell and metric, not in the order they finished: the same figures from any rerun
+        scores=sorted(store.log(SCORES_FILE, Score, key=score_key).records.values(), key=score_key),
         personas={p.id: p for p in summary.personas or _config_personas(config)},
     )
 

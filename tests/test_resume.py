@@ -60,6 +60,8 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
 
         result = simpop("run", str(path), "--resume", run_dir.name, cwd=project)
         assert result.returncode == 0, result.stderr
+        clean = simpop("run", str(path), "--out", "clean", cwd=project)
+        assert clean.returncode == 0, clean.stderr
     for name in ("probes.jsonl", "responses.jsonl"):
         assert counts(run_dir / name) == (planned, 1), name
     # eight metric families per cell: QAP match, retrieval of the seed QAP, answer similarity,
@@ -73,3 +75,14 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     writing = [r for r in server.requests if not judge_request(r)]
     groups = planned // 3
     assert groups <= len(writing) <= groups + 2
+    # the killed-and-resumed run and a clean run of the same config write the same summary,
+    # apart from the run id, the time taken and what this process asked of the LLM
+    [clean_dir] = (project / "clean").iterdir()
+    assert comparable(run_dir / "summary.json") == comparable(clean_dir / "summary.json")
+
+
+def comparable(path):
+    summary = json.loads(path.read_text())
+    for field in ("run_id", "duration_s", "llm"):
+        summary.pop(field)
+    return json.dumps(summary, sort_keys=True)

@@ -3,8 +3,6 @@ prediction sets and review queue for every probe it can score."""
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from simpop.errors import ConfigError
 from simpop.labels.clinicians import LABELS_FILE, asked, load_labels
 from simpop.labels.files import LabelledItem, load_label_file, resolve
 from simpop.models import CalibrationSummary, PredictedGroup, Probe, RiskSummary
+from simpop.spreadsheet import csv_text
 from simpop.store import SUMMARY_FILE, RunRecords, RunStore, load_run
 
 CALIBRATED_CSV = "calibrated.csv"
@@ -132,15 +131,7 @@ def apply_calibrator(
         review=sum(review),
         groups=predicted_groups(scored, p, levels, review) if scored else [],
     )
-    return summary, to_csv(header, rows), to_csv([*header, "question", "answer"], queue)
-
-
-def to_csv(header: list[str], rows: list[list[str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()
+    return summary, csv_text(header, rows), csv_text([*header, "question", "answer"], queue)
 
 
 def labelled_run(source: str, runs: Path) -> Path | None:
@@ -196,4 +187,4 @@ def apply_risk(
     rows = [
         [i.id, i.persona or "", i.scenario or "", levels[k]] for i, k in zip(items, predicted, strict=True)
     ]
-    return summary, to_csv(["cell_id", "persona", "scenario", f"predicted_{report.label.name}"], rows)
+    return summary, csv_text(["cell_id", "persona", "scenario", f"predicted_{report.label.name}"], rows)

@@ -23,6 +23,7 @@ from simpop.calibration.probability import Mapping, Method, auc, brier, fit
 from simpop.errors import ConfigError
 from simpop.labels.files import LabelScale
 from simpop.models import Record
+from simpop.textfiles import read_text
 
 SCHEMA_VERSION = "1"
 Bin = tuple[float, float, int]
@@ -155,7 +156,7 @@ def read_calibrator(path: Path) -> Calibrator:
     if not path.is_file():
         raise ConfigError(f"{path}: calibrator file not found (write one with simpop calibrate)")
     try:
-        return Calibrator.model_validate_json(path.read_text(encoding="utf-8"))
+        return Calibrator.model_validate_json(read_text(path))
     except ValidationError as error:
         where = ".".join(str(part) for part in error.errors()[0]["loc"]) or "file"
         raise ConfigError(

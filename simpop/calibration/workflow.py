@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.pipeline import Pipeline
 
-from simpop.calibration.apply import labelled_items, labelled_run, to_csv
+from simpop.calibration.apply import labelled_items, labelled_run
 from simpop.calibration.calibrate import Calibrator, calibrate
 from simpop.calibration.conformal import needs_review, set_text
 from simpop.calibration.probability import Method
@@ -25,6 +25,7 @@ from simpop.labels.files import (
     read_scale,
     resolve,
 )
+from simpop.spreadsheet import csv_text
 
 
 @dataclass
@@ -102,7 +103,7 @@ class Calibrated:
             )
             if needs_review(s)
         ]
-        return to_csv(header, rows)
+        return csv_text(header, rows)
 
 
 def default_label(items: list[LabelledItem]) -> str:

@@ -32,10 +32,16 @@ console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 
+# exit statuses: 0 ok; 1 the release gate failed; 2 bad input; 3 the run is incomplete
+GATE_FAILED = 1
+BAD_INPUT = 2
+INCOMPLETE = 3
+
+
 class UserError(click.ClickException):
     """Bad input: one line on stderr, exit status 2."""
 
-    exit_code = 2
+    exit_code = BAD_INPUT
 
 
 class SimpopGroup(click.Group):

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from simpop.cli.common import cli, config_models, console, progress_bars
 from simpop.cli.tables import fmt
-from simpop.judging.crossval import Agreement
 from simpop.models import QWEN_0_5B, QWEN_1_5B
+
+if TYPE_CHECKING:
+    from simpop.judging.crossval import Agreement
 
 
 def interval(value: float | None, bounds: tuple[float, float] | None) -> str:

@@ -4,16 +4,26 @@ release policy, and how it differs from another run."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
-from simpop.cli.common import CALIBRATOR_OPTION, RUNS_OPTION, UserError, cli, console
+from simpop.cli.common import (
+    CALIBRATOR_OPTION,
+    GATE_FAILED,
+    INCOMPLETE,
+    RUNS_OPTION,
+    UserError,
+    cli,
+    console,
+)
 from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.tables import fmt, gate_table
-from simpop.metrics import columns
-from simpop.report.gate import GateResult
 from simpop.store import RunRecords, load_run, write_text_atomic
+
+if TYPE_CHECKING:
+    from simpop.report.gate import GateResult
 
 
 def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> GateResult:
@@ -21,7 +31,7 @@ def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> Ga
     from simpop.report.exports import JUNIT_FILE, junit_xml
     from simpop.report.gate import gate, load_policy
 
-    policy = load_policy(policy_file)
+    policy = load_policy(policy_file, set(records.metrics))
     result = gate(records, policy, policy.name or policy_file.stem)
     console.print(gate_table(result))
     for check in result.violations:
@@ -36,7 +46,17 @@ def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> Ga
         f"gate {'PASSED' if result.passed else 'FAILED'}: {len(result.violations)} of "
         f"{len(result.checks)} checks violated; JUnit → {path}"
     )
+    if records.summary.incomplete:
+        console.print("[red]the run is incomplete[/]: its figures cannot pass a gate (exit status 3)")
     return result
+
+
+def gate_exit(records: RunRecords, result: GateResult) -> None:
+    """Exit 3 for an incomplete run whatever its checks say, 1 for a failed gate."""
+    if records.summary.incomplete:
+        raise SystemExit(INCOMPLETE)
+    if not result.passed:
+        raise SystemExit(GATE_FAILED)
 
 
 @cli.command("gate")
@@ -45,10 +65,10 @@ def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> Ga
 @RUNS_OPTION
 @click.option("--junit", type=click.Path(path_type=Path), help="JUnit XML file (default: RUN/junit.xml).")
 def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) -> None:
-    """Check RUN against a release policy: exit 0 when every rule is met, 1 when one is not."""
-    result = check_gate(load_run(run, runs), policy_file, junit)
-    if not result.passed:
-        raise SystemExit(1)
+    """Check RUN against a release policy: exit 0 when every rule is met, 1 when one is not, 3
+    when the run is incomplete."""
+    records = load_run(run, runs)
+    gate_exit(records, check_gate(records, policy_file, junit))
 
 
 @cli.command()
@@ -104,6 +124,8 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
     from simpop.report.compare import comparison_html
 
     result = compare_runs(load_run(run_a, runs), load_run(run_b, runs))
+    from simpop.metrics import columns
+
     safety = columns("safety")
     shown = [
         c

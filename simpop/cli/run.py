@@ -10,6 +10,8 @@ import click
 
 from simpop.cli.common import (
     CALIBRATOR_OPTION,
+    GATE_FAILED,
+    INCOMPLETE,
     UserError,
     cli,
     console,
@@ -30,7 +32,6 @@ from simpop.cli.tables import (
     usage_line,
 )
 from simpop.config import load_run_config, with_options
-from simpop.metrics import columns
 from simpop.store import RunStore, load_run
 
 
@@ -89,15 +90,10 @@ def run(
     out: Path,
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
-    from simpop.calibration.calibrate import read_calibrator
-    from simpop.report.gate import load_policy
-    from simpop.run.execute import execute
-    from simpop.run.plan import load_inputs, pinned
-
-    if policy_file is not None:
-        load_policy(policy_file)  # a bad policy fails before the run, not after it
-    calibrator = read_calibrator(calibrator_file) if calibrator_file is not None else None
-
+    # bad input fails first and fast: the config, the policy and the calibrator before the
+    # heavy libraries (torch, Chroma) load; then the inputs, then the endpoints
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: is a file, not a folder of runs")
     if resume_id:
         store = RunStore.open(out, resume_id)
         config = store.config()
@@ -121,7 +117,22 @@ def run(
         )
     if concurrency:
         config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
+    from simpop.calibration.calibrate import read_calibrator
+    from simpop.report.gate import load_policy
+    from simpop.run.preflight import check_endpoints
+
+    if policy_file is not None:
+        load_policy(policy_file)  # a bad policy fails before the run, not after it
+    calibrator = read_calibrator(calibrator_file) if calibrator_file is not None else None
+
+    from simpop.metrics import columns
+    from simpop.run.completeness import failure_lines, incomplete_reason
+    from simpop.run.execute import execute
+    from simpop.run.plan import load_inputs, pinned
+
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    for note in check_endpoints(config):  # and so does an endpoint that is not there
+        err_console.print(f"note: {note}")
     if not resume_id:
         if inputs.repeated:
             err_console.print(
@@ -177,10 +188,21 @@ def run(
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
-    if calibrator is None and policy_file is None:
-        return
-    records = load_run(store.directory)
-    if calibrator is not None and calibrator_file is not None:
-        apply_calibrator_file(records, calibrator, calibrator_file)
-    if policy_file is not None and not check_gate(records, policy_file, None).passed:
-        raise SystemExit(1)
+    for line in failure_lines(summary.stages, config.failures):
+        console.print(f"[yellow]warning:[/] {line}")
+    passed = True
+    if calibrator is not None or policy_file is not None:
+        records = load_run(store.directory)
+        if calibrator is not None and calibrator_file is not None:
+            apply_calibrator_file(records, calibrator, calibrator_file)
+        if policy_file is not None:
+            passed = check_gate(records, policy_file, None).passed
+    if summary.incomplete:
+        err_console.print(
+            f"run incomplete: {incomplete_reason(summary.stages, config.failures)}; "
+            "fix the cause and run again (--resume keeps failed cells as they are)",
+            soft_wrap=True,
+        )
+        raise SystemExit(INCOMPLETE)
+    if not passed:
+        raise SystemExit(GATE_FAILED)

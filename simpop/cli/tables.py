@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 
 from simpop.models import (
@@ -14,9 +16,9 @@ from simpop.models import (
     RunSummary,
     TopicStrata,
 )
-from simpop.population.fidelity_summary import shape_rows
-from simpop.population.language_level import level_name
-from simpop.report.gate import GateResult
+
+if TYPE_CHECKING:  # the gate and the metrics load only for the commands that use them
+    from simpop.report.gate import GateResult
 
 
 def fmt(value: float | None, digits: int = 3) -> str:
@@ -103,6 +105,8 @@ def fidelity_table(summary: RunSummary) -> Table:
 
 
 def _level(score: float | None) -> str:
+    from simpop.population.language_level import level_name
+
     return "–" if score is None else level_name(score)
 
 
@@ -115,6 +119,8 @@ def realism_table(fidelity: FidelitySummary, typical: set[str], title: str) -> T
         table.add_column(
             column, justify="left" if column == "persona" else "right", no_wrap=column == "persona"
         )
+    from simpop.population.fidelity_summary import shape_rows
+
     for name, shapes in shape_rows(fidelity, typical, " *"):
         table.add_row(
             name,

@@ -17,6 +17,7 @@ from simpop.judging.crossval import Predictor, best_threshold
 from simpop.judging.features import FEATURES, feature_row
 from simpop.judging.profile import JudgeProfile
 from simpop.models import Record
+from simpop.textfiles import read_text
 
 
 class VerifierModel(Record):
@@ -69,8 +70,8 @@ def read_verifier(path: Path) -> VerifierModel:
     if not path.is_file():
         raise ConfigError(f"{path}: verifier file not found (make one with simpop judge train)")
     try:
-        model = VerifierModel.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, UnicodeDecodeError) as error:
+        model = VerifierModel.model_validate_json(read_text(path))
+    except ValidationError as error:
         raise ConfigError(f"{path}: not a simpop support verifier ({str(error).splitlines()[0]})") from None
     if model.features != list(FEATURES):
         raise ConfigError(

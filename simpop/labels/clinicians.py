@@ -13,6 +13,7 @@ from simpop.errors import ConfigError
 from simpop.labels.files import level, read_table
 from simpop.labels.table import label_table
 from simpop.models import RATING_LEVELS, HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
+from simpop.spreadsheet import safe_cell
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore
 
 LABELS_FILE = "labels.jsonl"
@@ -80,12 +81,13 @@ def export_rows(store: RunStore) -> list[dict[str, str]]:
 
 
 def write_label_csv(path: Path, rows: list[dict[str, str]]) -> None:
-    """UTF-8 with a byte-order mark, so spreadsheet programs read the accents right."""
+    """UTF-8 with a byte-order mark, so spreadsheet programs read the accents right; no cell a
+    spreadsheet would run as a formula (a bot's answer can be anything)."""
     tmp = path.with_name(f".{path.name}.tmp")
     with tmp.open("w", newline="", encoding="utf-8-sig") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: safe_cell(v) for k, v in row.items()} for row in rows)
     os.replace(tmp, path)
 
 

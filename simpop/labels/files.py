@@ -12,6 +12,8 @@ from pathlib import Path
 
 from simpop.errors import ConfigError
 from simpop.models import Record
+from simpop.spreadsheet import original_cell
+from simpop.textfiles import read_text
 
 ROLES = ("id", "question", "answer", "context")
 BOOLEAN = {
@@ -98,18 +100,16 @@ def _item(fields: dict[str, object], roles: dict[str, str], where: str, default_
 
 def read_table(path: Path) -> list[list[str]]:
     """The cells of a CSV saved by a spreadsheet: UTF-8 (with or without a byte-order mark),
-    comma, semicolon or tab separated (the header line tells which)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text (save it as 'CSV UTF-8')") from None
+    comma, semicolon or tab separated (the header line tells which); a cell simpop wrote
+    spreadsheet-safe comes back as the original text."""
+    text = read_text(path)
     lines = text.splitlines()
     if not lines:
         raise ConfigError(f"{path}: empty file")
     # a reader over the whole text, so a quoted cell keeps its line breaks
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=max(",;\t", key=lines[0].count))
     try:
-        return list(reader)
+        return [[original_cell(cell) for cell in row] for row in reader]
     except csv.Error as error:
         raise ConfigError(f"{path} line {reader.line_num}: malformed CSV: {error}") from None
 
@@ -122,7 +122,7 @@ def _rows_csv(path: Path) -> list[dict[str, object]]:
 
 def _rows_jsonl(path: Path) -> list[dict[str, object]]:
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

@@ -10,9 +10,13 @@ from pathlib import Path
 from typing import Any
 
 
-def cache_key(request: dict[str, Any]) -> str:
-    """Hash of a request: model, messages, sampling parameters and output schema."""
-    text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def cache_key(request: dict[str, Any], base_url: str | None = None) -> str:
+    """Hash of a request (model, messages, sampling parameters, output schema) and of the
+    endpoint it went to: two servers may serve different weights under one model name. The
+    embedded server (``base_url`` None) is named by ``model``, a built-in whose weights are
+    hash-checked."""
+    keyed = request if base_url is None else {**request, "base_url": base_url.rstrip("/")}
+    text = json.dumps(keyed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -42,10 +42,22 @@ class LLMUnavailable(SimpopError):
     """The endpoint cannot be reached or rejects our credentials: no call can succeed."""
 
 
+REMOTE_TIMEOUT_S = 120.0
+
+
 class Endpoint(Protocol):
-    """Where requests go: a fixed URL, or the embedded server started on first use."""
+    """Where requests go: a fixed URL, or the embedded server started on first use.
+
+    ``retries_timeouts``: whether a timed-out request is worth sending again (not to a server
+    on this machine: there a timeout means the machine is too busy, and each retry would wait
+    the whole timeout again); ``timeout()``: the seconds a request may take when the config
+    sets none (asked after ``url()``)."""
+
+    retries_timeouts: bool
 
     async def url(self) -> str: ...
+
+    def timeout(self) -> float: ...
 
     def close(self) -> None: ...
 
@@ -53,11 +65,16 @@ class Endpoint(Protocol):
 class RemoteEndpoint:
     """An OpenAI-compatible endpoint that is already running."""
 
+    retries_timeouts = True
+
     def __init__(self, base_url: str) -> None:
         self._url = base_url.rstrip("/")
 
     async def url(self) -> str:
         return self._url
+
+    def timeout(self) -> float:
+        return REMOTE_TIMEOUT_S
 
     def close(self) -> None:
         pass
@@ -85,8 +102,7 @@ def yes_probability(first_token: list[tuple[str, float]]) -> float | None:
 
 
 def _content(response: Any) -> str:
-    content = response.choices[0].message.content if response.choices else None
-    return content or ""
+    return response.choices[0].message.content or ""
 
 
 NO_LOGPROBS = ""  # cached for an endpoint that sent no log-probabilities
@@ -95,7 +111,7 @@ NEITHER = "-"  # cached when neither yes nor no was among the alternatives
 
 def _yes_probability_text(response: Any) -> str:
     """P(yes) of a one-token reply as text for the cache."""
-    logprobs = response.choices[0].logprobs if response.choices else None
+    logprobs = response.choices[0].logprobs
     if logprobs is None or not logprobs.content:
         return NO_LOGPROBS
     first = [(t.token, t.logprob) for t in logprobs.content[0].top_logprobs or []]
@@ -105,10 +121,22 @@ def _yes_probability_text(response: Any) -> str:
     return NEITHER if p is None else repr(p)
 
 
+class _NoChoices(ValueError):
+    """A reply with an empty ``choices`` list: a server fault, retried like a body that is not JSON."""
+
+
 def _retryable(error: Exception) -> bool:
     if isinstance(error, (openai.APIConnectionError, openai.RateLimitError, ValueError)):
-        return True  # ValueError: a reply body that is not JSON
+        return True  # ValueError: a reply body that is not JSON, or one with no choices
     return isinstance(error, openai.APIStatusError) and error.status_code >= 500
+
+
+def _valid(schema: type[BaseModel], reply: str) -> bool:
+    try:
+        schema.model_validate_json(reply)
+    except ValidationError:
+        return False
+    return True
 
 
 class LLMClient:
@@ -135,6 +163,7 @@ class LLMClient:
         self._semaphore = asyncio.Semaphore(config.concurrency)
         self._client: openai.AsyncOpenAI | None = None
         self._client_lock = asyncio.Lock()
+        self.timeout_s: float | None = self.config.timeout  # known once the endpoint is up
         self.logprobs: bool | None = None  # does the endpoint send log-probabilities (None: not asked)
         self._logprobs_lock = asyncio.Lock()
 
@@ -144,10 +173,12 @@ class LLMClient:
                 api_key = os.environ.get(self.config.api_key_env) or os.environ.get(
                     "OPENAI_API_KEY", "not-needed"
                 )
+                base_url = await self.endpoint.url()
+                self.timeout_s = self.config.timeout or self.endpoint.timeout()
                 self._client = openai.AsyncOpenAI(
-                    base_url=await self.endpoint.url(),
+                    base_url=base_url,
                     api_key=api_key,
-                    timeout=self.config.timeout,
+                    timeout=self.timeout_s,
                     max_retries=0,
                 )
             return self._client
@@ -166,7 +197,7 @@ class LLMClient:
         for attempt in range(self.config.validation_retries + 1):
             request = self._request(messages, temperature, max_tokens, seed)
             request["response_format"] = _response_format(schema)
-            reply = await self._complete(request)
+            reply = await self._complete(request, accept=lambda text: _valid(schema, text))
             try:
                 return schema.model_validate_json(reply)
             except ValidationError as error:
@@ -230,12 +261,19 @@ class LLMClient:
             request["seed"] = seed
         return request
 
-    async def _complete(self, request: dict[str, Any], read: Callable[[Any], str] = _content) -> str:
-        """``read`` of the reply (its text by default), cached under the request."""
-        key = cache_key(request)
+    async def _complete(
+        self,
+        request: dict[str, Any],
+        read: Callable[[Any], str] = _content,
+        accept: Callable[[str], bool] = lambda reply: True,
+    ) -> str:
+        """``read`` of the reply (its text by default), cached under the request and the
+        endpoint only when ``accept`` takes it (a reply that failed validation is asked again
+        next time, and one cached before this rule is not served)."""
+        key = cache_key(request, self.config.base_url)
         if self.cache is not None and self.read_cache:
             cached = self.cache.get(key)
-            if cached is not None:
+            if cached is not None and accept(cached):
                 self.usage.cache_hits += 1
                 return cached
         async with self._semaphore:
@@ -243,9 +281,16 @@ class LLMClient:
             for attempt in range(self.config.max_retries + 1):
                 try:
                     response = await client.chat.completions.create(**request)
+                    if not response.choices:
+                        raise _NoChoices()
                     break
                 except (openai.APIError, ValueError) as error:
-                    if not _retryable(error) or attempt == self.config.max_retries:
+                    timed_out = isinstance(error, openai.APITimeoutError)
+                    if (
+                        not _retryable(error)
+                        or (timed_out and not self.endpoint.retries_timeouts)
+                        or attempt == self.config.max_retries
+                    ):
                         raise self._final_error(error, attempt + 1) from None
                     self.usage.retries += 1
                     await asyncio.sleep(self._backoff(error, attempt))
@@ -260,7 +305,7 @@ class LLMClient:
             self.usage.prefill_s += float(timings.get("prompt_ms") or 0) / 1000
             self.usage.decode_s += float(timings.get("predicted_ms") or 0) / 1000
             self.usage.reused_prompt_tokens += int(timings.get("cache_n") or 0)
-        if self.cache is not None:
+        if self.cache is not None and accept(reply):
             self.cache.put(key, reply, prompt_tokens, completion_tokens)
         return reply
 
@@ -276,10 +321,12 @@ class LLMClient:
     def _final_error(self, error: Exception, tries: int) -> Exception:
         self.usage.failures += 1
         where = self.config.base_url or "the embedded LLM server"
+        if isinstance(error, _NoChoices):
+            return LLMRequestFailed(f"LLM endpoint {where} sent a reply with no choices ({tries} tries)")
         if isinstance(error, ValueError):
             return LLMRequestFailed(f"LLM endpoint {where} sent a body that is not JSON ({tries} tries)")
         if isinstance(error, openai.APITimeoutError):
-            return LLMRequestFailed(f"LLM request timed out after {self.config.timeout:g}s ({tries} tries)")
+            return LLMRequestFailed(f"LLM request timed out after {self.timeout_s:g}s ({tries} tries)")
         if isinstance(error, openai.APIConnectionError):
             return LLMUnavailable(f"cannot reach LLM endpoint {where} ({tries} tries)")
         if isinstance(error, openai.AuthenticationError):

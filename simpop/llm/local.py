@@ -9,7 +9,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+
 from simpop.errors import ModelIntegrityError, SimpopError
+from simpop.llm.client import REMOTE_TIMEOUT_S
 from simpop.models import QWEN_0_5B, QWEN_1_5B, LLMConfig
 from simpop.paths import models_dir
 
@@ -104,12 +107,57 @@ def model_path(model: LocalModel, directory: Path | None = None) -> Path:
     return target
 
 
+# a prompt of about 150 tokens, to time how fast this machine reads and writes right now
+_SPEED_PROMPT = "Repeat the numbers: " + " ".join(str(n) for n in range(60))
+MIN_TIMEOUT_S = 60.0
+MAX_TIMEOUT_S = 1800.0  # beside busy processes decode can fall to under a token a second
+TIMEOUT_MARGIN = 2.0
+
+
+@dataclass(frozen=True)
+class ServerSpeed:
+    """Tokens per second the embedded server read (prefill) and wrote (decode) when timed."""
+
+    prefill: float
+    decode: float
+
+    def timeout(self, config: LLMConfig) -> float:
+        """Seconds the longest request may take: a full slot's prompt read and the longest
+        reply written while every other slot does the same (they share the CPU), twice over;
+        between a minute and half an hour."""
+        one = config.context_per_slot / self.prefill + config.max_tokens / self.decode
+        return min(MAX_TIMEOUT_S, max(MIN_TIMEOUT_S, round(TIMEOUT_MARGIN * config.concurrency * one)))
+
+
+def measure_speed(url: str, model: str) -> ServerSpeed | None:
+    """The server's speed from llama.cpp's ``timings`` of one short request (None without them)."""
+    request = {
+        "model": model,
+        "messages": [{"role": "user", "content": _SPEED_PROMPT}],
+        "max_tokens": 16,
+        "temperature": 0.0,
+        "cache_prompt": False,
+    }
+    try:
+        timings = httpx.post(f"{url}/chat/completions", json=request, timeout=600).json().get("timings") or {}
+    except (httpx.HTTPError, ValueError):
+        return None
+    prefill, decode = timings.get("prompt_per_second"), timings.get("predicted_per_second")
+    if not prefill or not decode:
+        return None
+    return ServerSpeed(float(prefill), float(decode))
+
+
 class EmbeddedServer:
     """llama.cpp's OpenAI-compatible server on 127.0.0.1, started in-process on first use.
 
     It has one parallel slot per concurrent request the client may send, so the configured
-    concurrency is what the server batches.
+    concurrency is what the server batches. Its speed is timed once at start: the timeout of a
+    request comes from it, and a request that timed out is not sent again (the machine is too
+    busy; llama.cpp drops the abandoned request, ``bench/embedded_timeouts.py``).
     """
+
+    retries_timeouts = False
 
     def __init__(self, config: LLMConfig) -> None:
         self.config = config
@@ -117,6 +165,7 @@ class EmbeddedServer:
         self._server = None
         self._url: str | None = None
         self._lock = asyncio.Lock()
+        self.speed: ServerSpeed | None = None
 
     def start(self) -> str:
         if self._url is not None:
@@ -141,7 +190,12 @@ class EmbeddedServer:
         except Exception as error:  # noqa: BLE001 - native errors have no useful type
             raise SimpopError(f"could not start the embedded LLM server for {path}: {error}") from None
         self._url = self._server.listening_address.rstrip("/") + "/v1"
+        if self.config.timeout is None:
+            self.speed = measure_speed(self._url, self.model.name)
         return self._url
+
+    def timeout(self) -> float:
+        return self.speed.timeout(self.config) if self.speed else REMOTE_TIMEOUT_S
 
     async def url(self) -> str:
         async with self._lock:

@@ -36,6 +36,7 @@ from simpop.models.record_base import (  # noqa: F401
     ID_PATTERN,
     QWEN_0_5B,
     QWEN_1_5B,
+    HttpURL,
     Record,
 )
 from simpop.models.records import (  # noqa: F401
@@ -63,6 +64,7 @@ from simpop.models.registry import (  # noqa: F401
 from simpop.models.run_config import (  # noqa: F401
     ChromaServer,
     EmbeddingConfig,
+    FailureLimits,
     KnowledgeBaseConfig,
     LLMConfig,
     RetrievalConfig,
@@ -90,6 +92,7 @@ from simpop.models.summary import (  # noqa: F401
     RiskSummary,
     RunSummary,
     ScenarioBrief,
+    StageFailures,
     TopicCluster,
     TopicStrata,
 )
@@ -120,6 +123,7 @@ __all__ = [
     "FidelitySummary",
     "GroupAccuracy",
     "GroupMean",
+    "HttpURL",
     "HCATType",
     "HumanLabel",
     "HumanVerdict",
@@ -149,11 +153,13 @@ __all__ = [
     "RiskSummary",
     "RunConfig",
     "RunSummary",
+    "StageFailures",
     "SUMMARY_SCHEMA_VERSION",
     "Scenario",
     "ScenarioBrief",
     "Score",
     "ScoringConfig",
+    "FailureLimits",
     "TargetConfig",
     "TargetSettings",
     "TopicCluster",

@@ -9,7 +9,13 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, SerializeAsAny, field_validator, model_validator
 
 from simpop.models.inputs import Domain, HCATType
-from simpop.models.record_base import DEFAULT_EMBEDDING_MODEL, DEFAULT_LOCAL_MODEL, ID_PATTERN, Record
+from simpop.models.record_base import (
+    DEFAULT_EMBEDDING_MODEL,
+    DEFAULT_LOCAL_MODEL,
+    ID_PATTERN,
+    HttpURL,
+    Record,
+)
 from simpop.models.registry import TargetSettings, import_plugins, parse_target
 
 # a target config of any registered kind, serialised with all of its kind's fields
@@ -19,13 +25,17 @@ TargetConfig = Annotated[SerializeAsAny[TargetSettings], BeforeValidator(parse_t
 class LLMConfig(Record):
     """Where LLM calls go. ``base_url: null`` means the embedded local llama.cpp server."""
 
-    base_url: str | None = None
+    base_url: HttpURL | None = None
     model: str = DEFAULT_LOCAL_MODEL
     api_key_env: str = "SIMPOP_LLM_API_KEY"
     temperature: float = Field(0.7, ge=0.0, le=2.0)
     max_tokens: int = Field(512, gt=0)
     concurrency: int = Field(4, gt=0)
-    timeout: float = Field(120.0, gt=0)
+    timeout: float | None = Field(
+        None,
+        gt=0,
+        description="seconds per request (default: 120, or from the embedded server's speed)",
+    )
     max_retries: int = Field(4, ge=0)
     retry_backoff: float = Field(0.5, ge=0)
     validation_retries: int = Field(2, ge=0)
@@ -122,6 +132,15 @@ class TopicConfig(Record):
     )
 
 
+class FailureLimits(Record):
+    """When lost cells make a run incomplete (exit status 3) or earn a warning line."""
+
+    incomplete_at: float = Field(
+        1.0, gt=0.0, le=1.0, description="share of a stage's cells that, failed, make the run incomplete"
+    )
+    warn_above: float = Field(0.1, ge=0.0, le=1.0, description="a stage losing more than this is named")
+
+
 class RunConfig(Record):
     """Everything a run needs, as resolved from the config file and the command line."""
 
@@ -151,6 +170,7 @@ class RunConfig(Record):
     )
     scoring: ScoringConfig = ScoringConfig()
     embedding: EmbeddingConfig = EmbeddingConfig()
+    failures: FailureLimits = FailureLimits()
 
     @field_validator("plugins")
     @classmethod

@@ -238,6 +238,19 @@ class RiskSummary(Record):
     groups: list[PredictedGroup]
 
 
+class StageFailures(Record):
+    """How many of its cells a stage could not do, and the commonest error."""
+
+    stage: Literal["generate", "ask", "judge"]
+    planned: int
+    failed: int
+    error: str | None = Field(None, description="the commonest error of the failed cells")
+
+    @property
+    def share(self) -> float:
+        return self.failed / self.planned if self.planned else 0.0
+
+
 class RunSummary(Record):
     """What ``summary.json`` holds (its JSON schema: ``docs/summary.schema.json``)."""
 
@@ -263,5 +276,7 @@ class RunSummary(Record):
     scenario_briefs: list[ScenarioBrief] = Field([], description="the scenarios of the run")
     calibration: CalibrationSummary | None = None
     risk: list[RiskSummary] = Field([], description="predicted clinician labels, one model per label")
+    stages: list[StageFailures] = Field([], description="cells each stage planned and lost")
+    incomplete: bool = Field(False, description="a stage lost at least failures.incomplete_at of its cells")
     llm: LLMUsage
     duration_s: float

@@ -53,13 +53,17 @@ def _share(count: int, total: int) -> float | None:
     return round(count / total, 3) if total else None
 
 
+def _usable(probes: list[Probe]) -> int:
+    """Probes written, valid and not a near-duplicate."""
+    return sum(1 for p in probes if p.text and p.fidelity and p.fidelity.valid and p.duplicate_of is None)
+
+
 def persona_fidelity(persona: Persona, probes: list[Probe]) -> PersonaFidelity:
     """One persona's row: counts, shares and means over its probes."""
     written = [p for p in probes if p.text and p.fidelity is not None]
     checks = [p.fidelity for p in written if p.fidelity is not None]
     duplicates = sum(1 for f in checks if f.duplicate_of is not None)
     invalid = sum(1 for f in checks if not f.valid)
-    usable = sum(1 for f in checks if f.valid and f.duplicate_of is None)
     noisy = [p for p in written if p.noisy_text is not None]
     errors = total_errors((p.text or "", p.noisy_text or "") for p in noisy)
     return PersonaFidelity(
@@ -67,7 +71,7 @@ def persona_fidelity(persona: Persona, probes: list[Probe]) -> PersonaFidelity:
         health_literacy=persona.health_literacy,
         planned=len(probes),
         generated=len(written),
-        valid_share=_share(usable, len(probes)),
+        valid_share=_share(_usable(probes), len(probes)),
         duplicate_share=_share(duplicates, len(written)),
         invalid=invalid,
         distinct_ratio=distinct_ratio([p.text or "" for p in written]),
@@ -149,10 +153,15 @@ def fidelity_summary(
     reference = reference_shapes(real)
     shapes = {p.id: message_shapes(usable_texts(by_persona[p.id]), p.language) for p in personas}
     for row in rows:
-        if row.valid_share is not None and row.valid_share < LOW_VALID_SHARE:
+        # probes the LLM could not write are the run's failure (stage lines), not the persona's
+        usable = _share(_usable(by_persona[row.persona_id]), row.generated)
+        if usable is not None and usable < LOW_VALID_SHARE:
+            not_written = row.planned - row.generated
             warnings.append(
-                f"persona '{row.persona_id}': only {row.valid_share:.0%} of its probes are usable "
-                f"({row.invalid} invalid, {row.duplicate_share or 0:.0%} near-duplicates)"
+                f"persona '{row.persona_id}': only {usable:.0%} of its written probes are usable "
+                f"({row.invalid} invalid, {row.duplicate_share or 0:.0%} near-duplicates"
+                + (f"; {not_written} not written: LLM errors" if not_written else "")
+                + ")"
             )
     for persona in personas:
         warnings += language_warnings(persona, shapes[persona.id])

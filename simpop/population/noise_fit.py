@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from simpop.population.noise import (
     normalise,
     total_errors,
 )
+from simpop.textfiles import read_text
 
 REFERENCE_COLUMN = "norm_ground_truth"
 HYPOTHESIS_COLUMN = "norm_hypothesis"
@@ -27,14 +29,13 @@ def load_pairs(
     path: Path, reference: str = REFERENCE_COLUMN, hypothesis: str = HYPOTHESIS_COLUMN
 ) -> list[tuple[str, str]]:
     """(human transcript, speech-to-text transcript) pairs from a CSV file."""
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            missing = [c for c in (reference, hypothesis) if c not in (reader.fieldnames or [])]
-            if missing:
-                raise ConfigError(f"{path}: no column '{missing[0]}'")
-            pairs = [(row[reference] or "", row[hypothesis] or "") for row in reader]
-    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        missing = [c for c in (reference, hypothesis) if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ConfigError(f"{path}: no column '{missing[0]}'")
+        pairs = [(row[reference] or "", row[hypothesis] or "") for row in reader]
+    except csv.Error as error:
         raise ConfigError(f"{path}: cannot read ({error})") from None
     pairs = [(ref, hyp) for ref, hyp in pairs if normalise(ref)]
     if not pairs:

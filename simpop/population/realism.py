@@ -5,6 +5,7 @@ default, or any JSONL/CSV of real messages."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import statistics
 from pathlib import Path
@@ -15,6 +16,7 @@ from simpop.models import MessageShapes
 from simpop.population.fidelity import reading_grade
 from simpop.population.language_level import language_profile
 from simpop.population.message_shape import message_shape
+from simpop.textfiles import read_text
 
 MEQSUM = Path(__file__).parent / "reference" / "meqsum.jsonl"
 TEXT_FIELDS = ("message", "text", "question")
@@ -56,16 +58,12 @@ def real_messages(path: Path | None = None) -> list[str]:
     path = path or MEQSUM
     if not path.is_file():
         raise ConfigError(f"{path}: file of real messages not found")
+    text = read_text(path)
     try:
         if path.suffix.lower() == ".csv":
-            with path.open(encoding="utf-8", newline="") as handle:
-                rows = list(csv.DictReader(handle))
+            rows = list(csv.DictReader(io.StringIO(text, newline="")))
         else:
-            rows = [
-                json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
-            ]
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
+            rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     except json.JSONDecodeError as error:
         raise ConfigError(f"{path} line {error.lineno}: malformed JSON: {error.msg}") from None
     field = next((f for f in TEXT_FIELDS if rows and isinstance(rows[0], dict) and f in rows[0]), None)

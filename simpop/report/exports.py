@@ -3,11 +3,10 @@ scenario, failed where the release policy fails) for CI dashboards."""
 
 from __future__ import annotations
 
-import csv
-import io
 from xml.etree import ElementTree
 
 from simpop.report.gate import GateResult
+from simpop.spreadsheet import csv_text
 from simpop.store import RunRecords
 
 PROBES_CSV = "probes.csv"
@@ -33,15 +32,13 @@ FIXED = (
 def probes_csv(records: RunRecords) -> str:
     """One row per probe: who asked what, what came back, and every metric's value."""
     metrics = records.metrics
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow([*FIXED, *metrics])
+    rows = []
     for cell, probe in records.probes.items():
         response = records.responses.get(cell)
         persona = records.personas.get(probe.persona_id)
         values = records.values.get(cell, {})
         excluded = sorted({s.excluded for s in records.by_cell.get(cell, {}).values() if s.excluded})
-        writer.writerow(
+        rows.append(
             [
                 records.run_id,
                 cell,
@@ -60,13 +57,13 @@ def probes_csv(records: RunRecords) -> str:
                 *("" if m not in values else f"{values[m]:.6g}" for m in metrics),
             ]
         )
-    return out.getvalue()
+    return csv_text([*FIXED, *metrics], rows)
 
 
 def junit_xml(records: RunRecords, result: GateResult) -> str:
     """A test suite per run: one test case per persona × scenario that has probes, failed by
-    every violation its probes took part in; a violation with no probes (nothing measured)
-    fails a test case of its own."""
+    every violation its probes took part in; a violation with no probes (nothing measured), and
+    an incomplete run, fail a test case of their own."""
     pairs = list(dict.fromkeys(f"{p.persona_id} × {p.scenario_id}" for p in records.probes.values()))
     failures: dict[str, list[str]] = {}
     for check in result.violations:
@@ -76,6 +73,9 @@ def junit_xml(records: RunRecords, result: GateResult) -> str:
         )
         for case in check.pairs or [f"policy: {check.group}"]:
             failures.setdefault(case, []).append(line)
+    lost = [s for s in records.summary.stages if s.failed] if records.summary.incomplete else []
+    if lost:  # an incomplete run fails a test case of its own, whatever its checks say
+        failures["run completeness"] = [f"{s.stage} stage lost {s.failed} of {s.planned} cells" for s in lost]
     cases = [(pair, failures.get(pair, [])) for pair in pairs]
     cases += [(name, lines) for name, lines in failures.items() if name not in pairs]
     suite = ElementTree.Element(

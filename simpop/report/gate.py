@@ -4,7 +4,9 @@ interval; the run passes when no rule is violated."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Literal
 
@@ -12,6 +14,8 @@ from pydantic import Field, model_validator
 
 from simpop.aggregate import mean
 from simpop.config import read_yaml, validate
+from simpop.errors import ConfigError
+from simpop.metrics.metric import measures
 from simpop.models import GroupMean, Record
 from simpop.store import RunRecords
 
@@ -83,8 +87,22 @@ class GateResult(Record):
         return [c for c in self.checks if not c.passed]
 
 
-def load_policy(path: Path) -> Policy:
-    return validate(Policy, read_yaml(path), str(path))
+def _any_cutoff(name: str) -> str:
+    return re.sub(r"@\d+$", "@k", name)
+
+
+def load_policy(path: Path, known: set[str] | None = None) -> Policy:
+    """The policy in ``path``; a rule naming a metric that is neither registered nor in
+    ``known`` (a run's own numbers) is an error naming the rule, not a failed gate."""
+    policy = validate(Policy, read_yaml(path), str(path))
+    names = set(measures()) | (known or set())
+    cutoffs = {_any_cutoff(n) for n in names}  # retrieval.hit@5 stands for hit@k with any k
+    for number, rule in enumerate(policy.rules, start=1):
+        if rule.metric not in names and _any_cutoff(rule.metric) not in cutoffs:
+            close = get_close_matches(rule.metric, sorted(names), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise ConfigError(f"{path}: rule {number}: field 'metric': unknown metric '{rule.metric}'{hint}")
+    return policy
 
 
 Key = tuple[str, str | None, str | None]
@@ -144,7 +162,7 @@ def check_rule(records: RunRecords, rule: Rule, number: int, basis: Basis) -> li
     rate = all(v in (0.0, 1.0) for values in groups.values() for v in values)
     checks = []
     for (name, persona_id, scenario_id), values in groups.items():
-        m: GroupMean = mean(values, name, rule.metric, rate, persona_id, scenario_id)
+        m: GroupMean = mean(values, name, rule.metric, rate, persona_id, scenario_id, records.config.seed)
         if basis == "point":
             low = high = m.mean
         else:

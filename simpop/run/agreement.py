@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import io
 from collections import defaultdict
 from contextlib import nullcontext
 from pathlib import Path
@@ -30,6 +31,7 @@ from simpop.metrics.faithfulness import support_verdicts
 from simpop.metrics.judge import Judge
 from simpop.metrics.texts import split_sentences
 from simpop.models import EmbeddingConfig, LLMConfig, Record
+from simpop.textfiles import read_text
 
 DATA_FILE = "NLI_medical_annotator.csv"
 COLUMNS = ("answer", "claim", "majority_label")
@@ -61,8 +63,7 @@ def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
     file = path / DATA_FILE if path.is_dir() else path
     if not file.is_file():
         raise ConfigError(f"{file}: no such file (the K-QA NLI judgements, {DATA_FILE})")
-    with file.open(encoding="utf-8-sig", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = list(csv.DictReader(io.StringIO(read_text(file), newline="")))
     missing = [c for c in COLUMNS if rows and c not in rows[0]]
     if not rows or missing:
         raise ConfigError(

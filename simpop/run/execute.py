@@ -101,6 +101,8 @@ async def execute(
         judge_model=(config.judge or config.llm).model,
         judge_usage=judge_llm.usage if judge_llm is not None and judge_llm is not llm else None,
         allocation=config.topics.allocation,
+        limits=config.failures,
+        seed=config.seed,
         usage=llm.usage,
         duration_s=round(time.perf_counter() - started, 3),
     )

@@ -13,6 +13,7 @@ from simpop.metrics.faithfulness import FAITHFULNESS
 from simpop.metrics.judge import JUDGE_ERROR
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import (
+    FailureLimits,
     JudgeSummary,
     LLMUsage,
     Probe,
@@ -25,8 +26,9 @@ from simpop.models import (
 )
 from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.fidelity_summary import fidelity_summary
+from simpop.run.completeness import is_incomplete, stage_failures
 from simpop.run.plan import RunInputs
-from simpop.store import JsonlLog, RunStore
+from simpop.store import JsonlLog, RunStore, score_key
 
 
 def judge_summary(model: str, scores: list[Score], usage: LLMUsage | None) -> JudgeSummary | None:
@@ -71,12 +73,14 @@ def summarise(
     judge_model: str,
     judge_usage: LLMUsage | None,
     allocation: str,
+    limits: FailureLimits,
+    seed: int,
     usage: LLMUsage,
     duration_s: float,
 ) -> RunSummary:
     """The run's summary, from its records."""
     persona_ids = [p.id for p in inputs.personas]
-    cell_scores = list(scores.records.values())
+    cell_scores = sorted(scores.records.values(), key=score_key)  # not the order they finished in
     accuracy = None
     if inputs.own_seeds and VARIANT_SCENARIO in inputs.scenarios:
         variant_scores = [
@@ -86,8 +90,12 @@ def summarise(
         accuracy = QAPAccuracy(personas=rows, total=total)
     cell_responses = [responses.records[c.cell_id] for c in inputs.cells]
     by_persona, by_scenario, by_pair = metric_means(
-        [s for s in cell_scores if s.metric != QAP_MATCH], persona_ids, list(dict.fromkeys(inputs.scenarios))
+        [s for s in cell_scores if s.metric != QAP_MATCH],
+        persona_ids,
+        list(dict.fromkeys(inputs.scenarios)),
+        seed=seed,
     )
+    stages = stage_failures(inputs.cells, probes.records, responses.records, cell_scores)
     return RunSummary(
         run_id=store.run_id,
         target=target,
@@ -109,6 +117,8 @@ def summarise(
             ScenarioBrief.model_validate(s.model_dump(include=set(ScenarioBrief.model_fields)))
             for s in inputs.scenarios.values()
         ],
+        stages=stages,
+        incomplete=is_incomplete(stages, limits),
         llm=usage,
         duration_s=duration_s,
     )

@@ -8,10 +8,11 @@ from typing import Any, Literal
 import httpx
 from pydantic import Field
 
-from simpop.models import Answer, Record
+from simpop.models import Answer, HttpURL, Record
 from simpop.targets.env import expand_env
 from simpop.targets.target import (
     BotResources,
+    HealthCheck,
     RemoteTargetConfig,
     Target,
     TargetError,
@@ -34,7 +35,7 @@ class HTTPTargetConfig(RemoteTargetConfig):
     """Any bot with a JSON HTTP API: a request template in, JSON paths to the fields out."""
 
     kind: Literal["http"]
-    url: str
+    url: HttpURL
     method: Literal["GET", "POST", "PUT"] = "POST"
     headers: dict[str, str] = {}
     body: Any = Field(
@@ -45,6 +46,12 @@ class HTTPTargetConfig(RemoteTargetConfig):
     contexts_path: str | None = None
     context_fields: ContextPaths = ContextPaths()
     matched_id_path: str | None = None
+
+    def health_check(self) -> HealthCheck:
+        """A HEAD request to the bot's URL with its headers: no question is asked, and an
+        unreachable host or refused credentials show at once."""
+        headers = {k: expand_env(v, f"headers.{k}") for k, v in self.headers.items()}
+        return HealthCheck("bot endpoint", self.url, expand_env(self.url, "url"), "HEAD", headers)
 
 
 _QUESTION = re.compile(r"\{\{\s*question\s*\}\}")

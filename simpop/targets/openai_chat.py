@@ -8,10 +8,11 @@ from typing import Literal
 import openai
 from pydantic import Field
 
-from simpop.models import Answer
+from simpop.models import Answer, HttpURL
 from simpop.targets.env import expand_env
 from simpop.targets.target import (
     BotResources,
+    HealthCheck,
     RemoteTargetConfig,
     Target,
     TargetError,
@@ -24,7 +25,7 @@ class OpenAIChatTargetConfig(RemoteTargetConfig):
     """A bot served behind an OpenAI-compatible chat-completions endpoint."""
 
     kind: Literal["openai_chat"]
-    base_url: str
+    base_url: HttpURL
     model: str
     system_prompt: str | None = None
     headers: dict[str, str] = {}
@@ -34,6 +35,15 @@ class OpenAIChatTargetConfig(RemoteTargetConfig):
 
     def bot_models(self, run_llm: str) -> dict[str, str]:
         return {"bot (remote model)": self.model}
+
+    def health_check(self) -> HealthCheck:
+        """The endpoint's model list, with the bot's key and headers."""
+        key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
+        headers = {k: expand_env(v, f"headers.{k}") for k, v in self.headers.items()}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        url = expand_env(self.base_url, "base_url").rstrip("/") + "/models"
+        return HealthCheck("bot endpoint", self.base_url, url, "GET", headers)
 
 
 class OpenAIChatBot(Target):

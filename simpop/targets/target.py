@@ -6,7 +6,7 @@ import asyncio
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from pydantic import Field
@@ -83,12 +83,28 @@ def build_target(config: TargetSettings, resources: BotResources) -> Target:
     return _BUILDERS[config.kind](config, resources)
 
 
+@dataclass(frozen=True)
+class HealthCheck:
+    """A request that shows, before a run, whether an endpoint is there and takes our
+    credentials: any answer but 401 and 403 will do."""
+
+    what: str  # "bot endpoint", "LLM endpoint"
+    endpoint: str  # as the config names it
+    url: str  # what is asked
+    method: str = "GET"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
 class RemoteTargetConfig(TargetSettings):
     """Per-call limits of a bot we reach over the network or call in-process: the user's own."""
 
     user_bot = True
     timeout: float = Field(60.0, gt=0, description="seconds per call")
     retries: int = Field(2, ge=0, description="extra tries after a failed call")
+
+    def health_check(self) -> HealthCheck | None:
+        """How to tell, before any work, that the bot can be reached (None: nothing to check)."""
+        return None
 
 
 async def with_retries(

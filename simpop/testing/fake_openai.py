@@ -77,7 +77,9 @@ class FakeOpenAIServer:
         default: Reply | Callable[[dict], Reply] | None = None,
         latency: float = 0.0,
         port: int = 0,
+        api_key: str | None = None,
     ) -> None:
+        self.api_key = api_key  # when set, a request without it is answered 401
         self.script = deque(script)
         self.default = default or Reply()
         self.latency = latency
@@ -132,6 +134,8 @@ class FakeOpenAIServer:
             writer.close()
 
     async def _respond(self, method: str, path: str, body: bytes, headers: dict) -> tuple[int, str, dict]:
+        if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
+            return 401, json.dumps({"error": {"message": "Incorrect API key provided"}}), {}
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return 200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}), {}
         if not path.rstrip("/").endswith("/chat/completions"):

@@ -36,8 +36,11 @@ def echo(body: Any) -> BotReply:
 class HTTPBotServer:
     """Threaded HTTP server; ``requests`` keeps (method, path, headers, body) of each call."""
 
-    def __init__(self, handler: Callable[[Any], BotReply] = echo, port: int = 0) -> None:
+    def __init__(
+        self, handler: Callable[[Any], BotReply] = echo, port: int = 0, token: str | None = None
+    ) -> None:
         self.handler = handler
+        self.token = token  # when set, a request without "Authorization: Bearer <token>" gets 401
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
         server = self
 
@@ -54,7 +57,10 @@ class HTTPBotServer:
                         body = raw.decode("utf-8", "replace")
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 server.requests.append((self.command, parts.path, headers, body))
-                reply = server.handler(body)
+                if server.token is not None and headers.get("authorization") != f"Bearer {server.token}":
+                    reply = BotReply({"detail": "not authenticated"}, status=401)
+                else:
+                    reply = server.handler(body)
                 if reply.delay:
                     time.sleep(reply.delay)
                 data = (reply.raw if reply.raw is not None else json.dumps(reply.payload)).encode()
@@ -68,6 +74,13 @@ class HTTPBotServer:
                     pass  # the client gave up (a timeout test)
 
             do_GET = do_POST = do_PUT = _serve
+
+            def do_HEAD(self) -> None:
+                refused = server.token is not None and self.headers.get("authorization") != (
+                    f"Bearer {server.token}"
+                )
+                self.send_response(401 if refused else 200)
+                self.end_headers()
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -1,0 +1,59 @@
+"""Before a run does any work or makes its directory: every endpoint it will call (the LLM, the
+judge's LLM, the bot) answers and takes our credentials."""
+
+from __future__ import annotations
+
+import os
+
+import httpx
+
+from simpop.errors import SimpopError
+from simpop.models import LLMConfig, RunConfig
+from simpop.targets.target import HealthCheck, RemoteTargetConfig
+
+TIMEOUT_S = 10.0
+
+
+def llm_health_check(config: LLMConfig) -> HealthCheck | None:
+    """The model list of a remote LLM endpoint, with its key (None for the embedded server)."""
+    if config.base_url is None:
+        return None
+    key = os.environ.get(config.api_key_env) or os.environ.get("OPENAI_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    return HealthCheck(
+        "LLM endpoint", config.base_url, config.base_url.rstrip("/") + "/models", "GET", headers
+    )
+
+
+def health_checks(config: RunConfig) -> list[HealthCheck]:
+    """What a run of ``config`` will call: its LLM, its judge's LLM (judges on), its bot."""
+    checks = [llm_health_check(config.llm)]
+    if config.scoring.judges and config.judge is not None:
+        checks.append(llm_health_check(config.judge))
+    if isinstance(config.target, RemoteTargetConfig):
+        checks.append(config.target.health_check())
+    unique = {(c.method, c.url): c for c in checks if c is not None}
+    return list(unique.values())
+
+
+def check_endpoint(check: HealthCheck, timeout: float = TIMEOUT_S) -> str | None:
+    """A SimpopError naming the endpoint when it cannot be reached or refuses our credentials
+    (the credentials themselves are never shown); a note when it is slow to answer (a busy
+    server is not a missing one)."""
+    try:
+        response = httpx.request(check.method, check.url, headers=check.headers, timeout=timeout)
+    except httpx.TimeoutException:
+        return f"{check.what} {check.endpoint} did not answer a health check within {timeout:g}s"
+    except httpx.HTTPError as error:
+        raise SimpopError(f"cannot reach {check.what} {check.endpoint} ({type(error).__name__})") from None
+    if response.status_code in (401, 403):
+        raise SimpopError(
+            f"{check.what} {check.endpoint} refused our credentials ({response.status_code}); "
+            "check the API key or headers it is given"
+        )
+    return None
+
+
+def check_endpoints(config: RunConfig) -> list[str]:
+    """Every endpoint of ``config``, in turn: the notes of the slow ones."""
+    return [note for check in health_checks(config) if (note := check_endpoint(check))]
