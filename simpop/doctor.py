@@ -37,7 +37,8 @@ def check_embedding(config: EmbeddingConfig) -> Check:
         return Check(
             "embedding model",
             True,
-            f"{config.model}: {vector.shape[1]} dimensions, loaded from {embedder.path} "
+            f"{config.model}: {vector.shape[1]} dimensions, "
+            f"{'served by ' + config.base_url if config.base_url else f'loaded from {embedder.path}'} "
             f"in {time.perf_counter() - start:.1f}s",
         )
     except Exception as error:  # noqa: BLE001 - a check reports any failure

@@ -1,4 +1,5 @@
-"""Sentence embeddings (sentence-transformers) with an on-disk cache keyed by model and text."""
+"""Sentence embeddings (sentence-transformers, or an OpenAI-compatible embeddings endpoint) with
+an on-disk cache keyed by model and text."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from simpop.cores import torch_threads
 from simpop.errors import SimpopError
 from simpop.models import DEFAULT_EMBEDDING_MODEL, EmbeddingConfig
 from simpop.paths import cache_dir
@@ -37,13 +39,21 @@ def resolve_model_path(name: str) -> Path:
 
 
 class Embedder:
-    """Unit-normalised embeddings, so a dot product is the cosine similarity."""
+    """Unit-normalised embeddings, so a dot product is the cosine similarity: from the local
+    sentence-transformers model, or from ``config.base_url``'s ``/embeddings`` when set."""
 
     def __init__(self, config: EmbeddingConfig | None = None, cache_path: Path | None = None) -> None:
         self.config = config or EmbeddingConfig()
-        self.path = resolve_model_path(self.config.model)
-        self.model_id = self.config.model if self.config.model == DEFAULT_EMBEDDING_MODEL else str(self.path)
+        self.path: Path | None = None
+        if self.config.base_url is not None:
+            self.model_id = f"{self.config.base_url.rstrip('/')}|{self.config.model}"
+        else:
+            self.path = resolve_model_path(self.config.model)
+            self.model_id = (
+                self.config.model if self.config.model == DEFAULT_EMBEDDING_MODEL else str(self.path)
+            )
         self._model = None
+        self._client = None
         self._lock = threading.Lock()
         cache_path = cache_path or cache_dir() / "embeddings.sqlite"
         self._db = sqlite3.connect(cache_path, isolation_level=None, check_same_thread=False, timeout=30)
@@ -77,13 +87,7 @@ class Embedder:
         missing = [i for i, key in enumerate(keys) if key not in found]
         if missing:
             with self._lock:
-                vectors = self.model.encode(
-                    [texts[i] for i in missing],
-                    batch_size=self.config.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                ).astype(np.float32)
+                vectors = self._encode([texts[i] for i in missing])
             rows = [(keys[i], vectors[j].tobytes()) for j, i in enumerate(missing)]
             self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
             for j, i in enumerate(missing):
@@ -92,8 +96,63 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.vstack([found[key] for key in keys])
 
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if self.config.base_url is not None:
+            return self._request(
+                [texts[i : i + self.config.batch_size] for i in range(0, len(texts), self.config.batch_size)]
+            )
+        import torch
+
+        torch.set_num_threads(torch_threads())  # the cores the embedded LLM server left
+        return self.model.encode(
+            texts,
+            batch_size=self.config.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        ).astype(np.float32)
+
+    def _request(self, batches: list[list[str]]) -> np.ndarray:
+        """The endpoint's vectors for each batch, in order, scaled to unit length."""
+        import openai
+
+        where = self.config.base_url
+        if self._client is None:
+            key = os.environ.get(self.config.api_key_env) or "not-needed"
+            self._client = openai.OpenAI(
+                base_url=where, api_key=key, timeout=self.config.timeout, max_retries=self.config.max_retries
+            )
+        rows = []
+        for batch in batches:
+            try:
+                reply = self._client.embeddings.create(model=self.config.model, input=batch)
+            except openai.AuthenticationError:
+                raise SimpopError(
+                    f"embedding endpoint {where} rejected the API key (401); set {self.config.api_key_env}"
+                ) from None
+            except openai.APIConnectionError as error:
+                problem = (
+                    "did not answer in time"
+                    if isinstance(error, openai.APITimeoutError)
+                    else "cannot be reached"
+                )
+                raise SimpopError(f"embedding endpoint {where} {problem}") from None
+            except openai.APIStatusError as error:
+                raise SimpopError(f"embedding endpoint {where} answered {error.status_code}") from None
+            data = sorted(reply.data, key=lambda item: item.index)
+            if len(data) != len(batch):
+                raise SimpopError(
+                    f"embedding endpoint {where} sent {len(data)} vectors for {len(batch)} texts"
+                )
+            rows += [item.embedding for item in data]
+        vectors = np.asarray(rows, dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms > 0, norms, 1.0)
+
     @property
     def dimension(self) -> int:
+        if self.config.base_url is not None:
+            return int(self.embed(["dimension"]).shape[1])
         return int(self.model.get_sentence_embedding_dimension())
 
     def close(self) -> None:

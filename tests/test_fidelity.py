@@ -205,3 +205,19 @@ def test_leaks_of_the_prompt_the_persona_and_the_seed():
         "writes more than the one question asked for"
     )
     assert flaw("What is 乳腺癌?", [], "") == "slips into another script"
+
+
+def test_the_reference_shapes_are_kept_on_disk_and_follow_their_file(tmp_path):
+    from simpop.paths import cache_dir
+    from simpop.population.fidelity_summary import reference_shapes
+
+    real = tmp_path / "real.jsonl"
+    real.write_text('{"message": "My eye hurts. What should I do?"}\n{"message": "is glaucoma bad"}\n')
+    first = reference_shapes(real)
+    reference_shapes.cache_clear()  # a new process: from the file on disk
+    assert reference_shapes(real) == first and first.n == 2
+    assert len(list((cache_dir() / "reference-shapes").glob("*.json"))) >= 1
+    real.write_text('{"message": "hello there doctor"}\n')
+    reference_shapes.cache_clear()
+    changed = reference_shapes(real)
+    assert changed.n == 1 and changed.median_words == 3.0

@@ -117,13 +117,16 @@ def run(
         )
     if concurrency:
         config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
-    from simpop.calibration.calibrate import read_calibrator
     from simpop.report.gate import load_policy
     from simpop.run.preflight import check_endpoints
 
     if policy_file is not None:
         load_policy(policy_file)  # a bad policy fails before the run, not after it
-    calibrator = read_calibrator(calibrator_file) if calibrator_file is not None else None
+    calibrator = None
+    if calibrator_file is not None:
+        from simpop.calibration.calibrate import read_calibrator  # scikit-learn: only when asked
+
+        calibrator = read_calibrator(calibrator_file)
 
     from simpop.metrics import columns
     from simpop.run.completeness import failure_lines, incomplete_reason

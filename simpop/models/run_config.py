@@ -40,14 +40,22 @@ class LLMConfig(Record):
     retry_backoff: float = Field(0.5, ge=0)
     validation_retries: int = Field(2, ge=0)
     context_per_slot: int = Field(2048, gt=0)
-    threads: int | None = Field(None, gt=0)
+    threads: int | None = Field(
+        None, gt=0, description="embedded server threads (default: the cores idle when it starts)"
+    )
 
 
 class EmbeddingConfig(Record):
-    """The sentence-transformers model: the built-in name or a local model directory."""
+    """The sentence-transformers model (the built-in name or a local model directory), or a
+    model served behind an OpenAI-compatible ``/embeddings`` endpoint (Text Embeddings
+    Inference, vLLM, Ollama ...) when ``base_url`` is set."""
 
     model: str = DEFAULT_EMBEDDING_MODEL
-    batch_size: int = Field(64, gt=0)
+    batch_size: int = Field(64, gt=0, description="texts per batch (per request to an endpoint)")
+    base_url: HttpURL | None = Field(None, description="an OpenAI-compatible embeddings endpoint")
+    api_key_env: str = Field("SIMPOP_EMBEDDING_API_KEY", description="variable holding the endpoint's key")
+    timeout: float = Field(60.0, gt=0, description="seconds per request to the endpoint")
+    max_retries: int = Field(3, ge=0, description="extra tries after 429, 5xx, timeouts")
 
 
 class ChromaServer(Record):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import LCSseq
@@ -23,9 +24,13 @@ _SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
 
 def syllables(word: str) -> int:
     """Syllables of a word: vowel sounds in the CMU dictionary, else vowel groups."""
+    return _syllables(word.lower())
+
+
+@lru_cache(maxsize=1 << 16)  # a run's messages use a few thousand words, over and over
+def _syllables(word: str) -> int:
     import pronouncing
 
-    word = word.lower()
     phones = pronouncing.phones_for_word(word)
     if phones:
         return max(1, pronouncing.syllable_count(phones[0]))

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import statistics
 from functools import lru_cache
 from pathlib import Path
 
 from simpop.aggregate import bootstrap_interval
 from simpop.models import FidelitySummary, MessageShapes, Persona, PersonaFidelity, Probe
+from simpop.paths import cache_dir
 from simpop.population.fidelity import distinct_ratio
 from simpop.population.language_level import LEVELS, level_name
 from simpop.population.noise import total_errors
-from simpop.population.realism import REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
+from simpop.population.realism import MEQSUM, REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
 
 LITERACY_ORDER = ("low", "medium", "high")
 IN_LANGUAGE = 0.9  # a persona with fewer messages in its language is flagged
@@ -22,9 +25,27 @@ FEW_MESSAGES = 50
 FEW_MESSAGES_HINT = "; few for this test: more --variants narrow it"
 
 
+# the modules whose code decides a message's shape: a change to one recomputes the reference
+_SHAPE_CODE = ("realism", "fidelity", "language_level", "message_shape")
+
+
 @lru_cache(maxsize=4)
 def reference_shapes(path: Path | None = None) -> MessageShapes:
-    return message_shapes(real_messages(path))
+    """The shapes of the real messages in ``path`` (MeQSum by default), kept on disk under the
+    file's and the shape code's hash: a thousand messages take seconds to read, every run."""
+    file = path or MEQSUM
+    digest = hashlib.sha256(file.read_bytes() if file.is_file() else str(file).encode())
+    for name in _SHAPE_CODE:
+        digest.update((Path(__file__).parent / f"{name}.py").read_bytes())
+    cached = cache_dir() / "reference-shapes" / f"{digest.hexdigest()[:32]}.json"
+    if cached.is_file():
+        return MessageShapes.model_validate_json(cached.read_text(encoding="utf-8"))
+    shapes = message_shapes(real_messages(path))
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_name(f".{cached.name}.{os.getpid()}.tmp")
+    tmp.write_text(shapes.model_dump_json(), encoding="utf-8")
+    os.replace(tmp, cached)
+    return shapes
 
 
 def shape_rows(fidelity: FidelitySummary, typical: set[str], mark: str) -> list[tuple[str, MessageShapes]]:

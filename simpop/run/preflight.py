@@ -1,5 +1,5 @@
 """Before a run does any work or makes its directory: every endpoint it will call (the LLM, the
-judge's LLM, the bot) answers and takes our credentials."""
+judge's LLM, the embeddings, the bot) answers and takes our credentials."""
 
 from __future__ import annotations
 
@@ -8,26 +8,34 @@ import os
 import httpx
 
 from simpop.errors import SimpopError
-from simpop.models import LLMConfig, RunConfig
+from simpop.models import EmbeddingConfig, LLMConfig, RunConfig
 from simpop.targets.target import HealthCheck, RemoteTargetConfig
 
 TIMEOUT_S = 10.0
 
 
-def llm_health_check(config: LLMConfig) -> HealthCheck | None:
-    """The model list of a remote LLM endpoint, with its key (None for the embedded server)."""
-    if config.base_url is None:
+def _model_list(what: str, base_url: str | None, key: str | None) -> HealthCheck | None:
+    """``GET /models`` on an OpenAI-compatible endpoint with its key (None: no endpoint)."""
+    if base_url is None:
         return None
-    key = os.environ.get(config.api_key_env) or os.environ.get("OPENAI_API_KEY")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return HealthCheck(
-        "LLM endpoint", config.base_url, config.base_url.rstrip("/") + "/models", "GET", headers
-    )
+    return HealthCheck(what, base_url, base_url.rstrip("/") + "/models", "GET", headers)
+
+
+def llm_health_check(config: LLMConfig) -> HealthCheck | None:
+    """A remote LLM endpoint's model list (None for the embedded server)."""
+    key = os.environ.get(config.api_key_env) or os.environ.get("OPENAI_API_KEY")
+    return _model_list("LLM endpoint", config.base_url, key)
+
+
+def embedding_health_check(config: EmbeddingConfig) -> HealthCheck | None:
+    """An embeddings endpoint's model list (None for the local model)."""
+    return _model_list("embedding endpoint", config.base_url, os.environ.get(config.api_key_env))
 
 
 def health_checks(config: RunConfig) -> list[HealthCheck]:
     """What a run of ``config`` will call: its LLM, its judge's LLM (judges on), its bot."""
-    checks = [llm_health_check(config.llm)]
+    checks = [llm_health_check(config.llm), embedding_health_check(config.embedding)]
     if config.scoring.judges and config.judge is not None:
         checks.append(llm_health_check(config.judge))
     if isinstance(config.target, RemoteTargetConfig):

@@ -1,4 +1,5 @@
-"""A small OpenAI-compatible chat server on 127.0.0.1 that plays a script of replies.
+"""A small OpenAI-compatible chat server on 127.0.0.1 that plays a script of replies (and
+answers ``/embeddings`` with bag-of-words vectors).
 
 Used by the tests and the benchmark to exercise the real HTTP client against 429s, 5xx,
 timeouts, malformed bodies and schema-breaking replies. Run it alone with
@@ -10,8 +11,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -68,6 +71,17 @@ def _completion(reply: Reply, request: dict) -> dict:
     }
 
 
+EMBEDDING_DIM = 64
+
+
+def bag_of_words(text: str) -> list[float]:
+    """A text's words counted into ``EMBEDDING_DIM`` places by their CRC-32."""
+    vector = [0.0] * EMBEDDING_DIM
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        vector[zlib.crc32(word.encode()) % EMBEDDING_DIM] += 1.0
+    return vector
+
+
 class FakeOpenAIServer:
     """Serves ``script`` replies in order, then ``default`` (a Reply or a function of the request)."""
 
@@ -85,6 +99,7 @@ class FakeOpenAIServer:
         self.latency = latency
         self.port = port
         self.requests: list[dict] = []
+        self.embedding_requests: list[list[str]] = []  # the texts of each /embeddings request
         self.request_headers: list[dict[str, str]] = []  # lower-cased names
         self.in_flight = 0
         self.max_in_flight = 0
@@ -133,9 +148,31 @@ class FakeOpenAIServer:
         finally:
             writer.close()
 
+    def _embeddings(self, request: dict) -> tuple[int, str, dict]:
+        """Bag-of-words vectors (each word hashed to one of ``EMBEDDING_DIM`` places), so texts
+        that share words are close; a request whose input is not a list of strings is a 400."""
+        texts = request.get("input")
+        if isinstance(texts, str):
+            texts = [texts]
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            return 400, json.dumps({"error": {"message": "input must be a list of strings"}}), {}
+        self.embedding_requests.append(texts)
+        data = [
+            {"object": "embedding", "index": i, "embedding": bag_of_words(text)}
+            for i, text in enumerate(texts)
+        ]
+        usage = {"prompt_tokens": sum(len(t.split()) for t in texts), "total_tokens": 0}
+        return (
+            200,
+            json.dumps({"object": "list", "data": data, "model": request.get("model"), "usage": usage}),
+            {},
+        )
+
     async def _respond(self, method: str, path: str, body: bytes, headers: dict) -> tuple[int, str, dict]:
         if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
             return 401, json.dumps({"error": {"message": "Incorrect API key provided"}}), {}
+        if method == "POST" and path.rstrip("/").endswith("/embeddings"):
+            return self._embeddings(json.loads(body or b"{}"))
         if method == "GET" and path.rstrip("/").endswith("/models"):
             return 200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}), {}
         if not path.rstrip("/").endswith("/chat/completions"):
