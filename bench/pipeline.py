@@ -18,34 +18,86 @@ import argparse
 import json
 import os
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from simpop.models import EmbeddingConfig
+from simpop.run.generate import load_tables
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import reworded, with_judges
+from simpop.testing.patients import judge_request, reworded, with_judges
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def variants_reply(request: dict) -> Reply:
+    """Probe writing gets reworded seed questions; the naive RAG bot's free-text call an answer."""
+    if "response_format" not in request:
+        return Reply("Glaucoma damages the optic nerve. See your eye doctor soon.")
     return Reply(json.dumps({"questions": reworded(request)}))
 
 
-def run(config: Path, args: argparse.Namespace, env: dict[str, str], out: Path) -> tuple[float, int, int]:
+def run(
+    config: Path, args: argparse.Namespace, env: dict[str, str], out: Path, label: str
+) -> tuple[float, int, int]:
     """Wall seconds, exit status and peak RSS (KB) of one ``simpop run``."""
-    command = [sys.executable, "-m", "simpop", "run", str(config), "--limit", str(args.limit)]
+    profile = ["-m", "cProfile", "-o", f"{args.profile}.{label}"] if args.profile else []
+    entry = os.environ.get("BENCH_ENTRY", "").split() or ["-m", "simpop"]
+    command = [sys.executable, *profile, *entry, "run", str(config), "--limit", str(args.limit)]
     command += ["--variants", str(args.variants), "--probes", "2", "--concurrency", str(args.concurrency)]
     command += ["--out", str(out)]
     start = time.perf_counter()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    global STARTED
+    STARTED = time.monotonic()
+    if args.checkout:
+        env = {**env, "PYTHONPATH": str(args.checkout)}
+    process = subprocess.Popen(
+        command, cwd=args.checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     _, stderr = process.communicate()
     wall = time.perf_counter() - start
-    if process.returncode != 0:
-        print(stderr[-2000:], file=sys.stderr)
+    if process.returncode != 0 or os.environ.get("BENCH_ENTRY"):
+        print(stderr[-6000:], file=sys.stderr)
     return wall, process.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+
+
+STARTED = 0.0
+
+
+def kind(request: dict) -> str:
+    if request.get("logprobs") or judge_request(request):
+        return "judge"
+    return "bot" if "response_format" not in request else "patient"
+
+
+def print_timeline(requests: list[dict], arrivals: list[float], wall: float) -> None:
+    """When the first and the last request of each kind reached the server, from the start."""
+    seen: dict[str, list[float]] = {}
+    for request, at in zip(requests, arrivals, strict=True):
+        seen.setdefault(kind(request), []).append(at - STARTED)
+    for name, times in seen.items():
+        print(f"  {name:8} {len(times):5} calls, first at {min(times):5.1f} s, last at {max(times):5.1f} s")
+    print(f"  process ends at {wall:.1f} s")
+
+
+def cached_vectors(cache: Path) -> int:
+    with sqlite3.connect(cache / "embeddings.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+
+
+def index_knowledge_base(embedding: EmbeddingConfig) -> None:
+    """Embed and index the knowledge base the way the bot will (once per knowledge base and
+    embedding model, not per run)."""
+    from simpop.embed import Embedder
+    from simpop.models import KnowledgeBaseConfig, RetrievalConfig
+    from simpop.targets.retriever import Retriever
+
+    embedder = Embedder(embedding)
+    Retriever(KnowledgeBaseConfig(path=ROOT / "data/medquad-eye/kb"), RetrievalConfig(), embedder)
+    embedder.close()
 
 
 def main() -> None:
@@ -54,6 +106,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--limit", type=int, default=4)
     parser.add_argument("--variants", type=int, default=2)
+    parser.add_argument(
+        "--served-embeddings", action="store_true", help="embeddings from the fake server too (bag of words)"
+    )
+    parser.add_argument("--checkout", help="run the simpop source tree at this path (to compare versions)")
+    parser.add_argument("--profile", help="write each run's cProfile statistics to PROFILE.first and .again")
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -69,14 +126,38 @@ def main() -> None:
             f"personas: {ROOT / 'personas'}\nscenario_dir: {ROOT / 'scenarios'}\n"
             f"domain: {ROOT / 'targets/eye-domain.yaml'}\n"
             f"llm: {{base_url: '{server.base_url}', model: fake}}\n"
+            + (
+                f"embedding: {{base_url: '{server.base_url}', model: fake}}\n"
+                if args.served_embeddings
+                else ""
+            )
+        )
+        embedding = (
+            EmbeddingConfig(base_url=server.base_url, model="fake")
+            if args.served_embeddings
+            else EmbeddingConfig()
         )
         env = {**os.environ, "SIMPOP_CACHE_DIR": str(work / "cache")}
-        wall, status, rss = run(config, args, env, work / "runs")
+        os.environ["SIMPOP_CACHE_DIR"] = env["SIMPOP_CACHE_DIR"]
+        start = time.perf_counter()
+        index_knowledge_base(embedding)
+        load_tables(asr=True)
+        print(
+            "knowledge base indexed and word tables built beforehand (once per machine, not per run): "
+            f"{time.perf_counter() - start:.1f} s"
+        )
+        vectors_before = cached_vectors(work / "cache")
+        wall, status, rss = run(config, args, env, work / "runs", "first")
         calls = len(server.requests)
         ideal = calls * args.latency / args.concurrency
+        print_timeline(server.requests, server.arrivals, wall)
+        print(f"  {cached_vectors(work / 'cache') - vectors_before} texts embedded")
         print(f"first run: exit {status}, {wall:.1f} s wall, {calls} LLM calls, ideal {ideal:.1f} s")
         print(f"  wall / ideal {wall / ideal:.1f} (goal 1.5); peak RSS {rss / 1024:.0f} MB")
-        again, status, _ = run(config, args, env, work / "runs")
+        again, status, _ = run(config, args, env, work / "runs", "again")
+        if os.environ.get("BENCH_SHOW_UNCACHED"):
+            for request in server.requests[calls:]:
+                print(json.dumps(request)[:600])
         print(
             f"cached re-run: exit {status}, {again:.1f} s wall, {len(server.requests) - calls} LLM calls, "
             f"{wall / again:.1f} x faster (goal 20 x and 3 s)"

@@ -83,8 +83,16 @@ def bootstrap_interval(
     if len(values) < 2:
         return None
     data = np.asarray(values, dtype=float)
-    draws = np.random.default_rng(seed).integers(0, len(data), size=(resamples, len(data)))
-    means = data[draws].mean(axis=1)
+    rng = np.random.default_rng(seed)
+    # an even number of resamples at a time, about a million draws: the same resamples as all
+    # at once (the generator's stream does not depend on how it is split), in bounded memory
+    chunk = max(2, min(resamples, (1_000_000 // len(data)) // 2 * 2))
+    means = np.concatenate(
+        [
+            data[rng.integers(0, len(data), size=(min(chunk, resamples - start), len(data)))].mean(axis=1)
+            for start in range(0, resamples, chunk)
+        ]
+    )
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 

@@ -3,6 +3,7 @@ an on-disk cache keyed by model and text."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import sqlite3
@@ -20,6 +21,8 @@ from simpop.paths import cache_dir
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+MEMORY_VECTORS = 50_000  # vectors kept in memory (384 floats each: ~77 MB at most)
 
 
 def resolve_model_path(name: str) -> Path:
@@ -54,7 +57,11 @@ class Embedder:
             )
         self._model = None
         self._client = None
-        self._lock = threading.Lock()
+        self._db_lock = threading.Lock()  # one thread at a time on the cache file
+        self._model_lock = threading.Lock()  # and on the local model (an endpoint takes many)
+        self._memory: dict[str, np.ndarray] = {}  # this process's vectors by key
+        self._waiting: list[tuple[list[str], asyncio.Future[np.ndarray]]] = []
+        self._flushing: asyncio.Task[None] | None = None
         cache_path = cache_path or cache_dir() / "embeddings.sqlite"
         self._db = sqlite3.connect(cache_path, isolation_level=None, check_same_thread=False, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -74,9 +81,40 @@ class Embedder:
         return hashlib.sha256(f"{self.model_id}\x00{text}".encode()).hexdigest()
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """One row per text, float32, unit length; cached vectors are not recomputed."""
+        """One row per text, float32, unit length; cached vectors are not recomputed.
+        Thread-safe."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
         keys = [self._key(t) for t in texts]
-        found: dict[str, np.ndarray] = {}
+        found = {key: self._memory[key] for key in keys if key in self._memory}
+        wanted = list(dict.fromkeys(key for key in keys if key not in found))
+        if wanted:
+            with self._db_lock:
+                found |= self._read(wanted)
+        missing = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in found))
+        if missing:
+            if self.config.base_url is None:
+                with self._model_lock:  # another thread may have embedded some meanwhile
+                    found |= {k: self._memory[k] for k in wanted if k in self._memory}
+                    missing = [t for t in missing if self._key(t) not in found]
+                    vectors = self._encode(missing) if missing else []
+                    new = {self._key(t): v for t, v in zip(missing, vectors, strict=True)}
+                    self._memory.update(new)
+            else:
+                vectors = self._encode(missing)
+                new = {self._key(text): vector for text, vector in zip(missing, vectors, strict=True)}
+            with self._db_lock:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO vectors VALUES (?, ?)", [(k, v.tobytes()) for k, v in new.items()]
+                )
+            found |= new
+        if len(self._memory) > MEMORY_VECTORS:
+            self._memory.clear()
+        self._memory.update(found)
+        return np.vstack([found[key] for key in keys])
+
+    def _read(self, keys: list[str]) -> dict[str, np.ndarray]:
+        found = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -84,17 +122,35 @@ class Embedder:
                 f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk
             ):
                 found[key] = np.frombuffer(blob, dtype=np.float32)
-        missing = [i for i, key in enumerate(keys) if key not in found]
-        if missing:
-            with self._lock:
-                vectors = self._encode([texts[i] for i in missing])
-            rows = [(keys[i], vectors[j].tobytes()) for j, i in enumerate(missing)]
-            self._db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
-            for j, i in enumerate(missing):
-                found[keys[i]] = vectors[j]
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.vstack([found[key] for key in keys])
+        return found
+
+    async def aembed(self, texts: list[str]) -> np.ndarray:
+        """``embed`` in a worker thread, so the event loop goes on; the texts of every call
+        that arrives while a batch is being embedded go together in the next batch."""
+        future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
+        self._waiting.append((texts, future))
+        if self._flushing is None:
+            self._flushing = asyncio.ensure_future(self._flush())
+        return await future
+
+    async def _flush(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                unique = list(dict.fromkeys(t for texts, _ in batch for t in texts))
+                try:
+                    vectors = await asyncio.to_thread(self.embed, unique)
+                except Exception as error:  # noqa: BLE001 - each caller gets the failure
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(error)
+                    continue
+                row = {text: i for i, text in enumerate(unique)}
+                for texts, future in batch:
+                    if not future.done():
+                        future.set_result(vectors[[row[t] for t in texts]] if texts else vectors[:0])
+        finally:
+            self._flushing = None
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self.config.base_url is not None:
@@ -103,10 +159,15 @@ class Embedder:
             )
         import torch
 
-        torch.set_num_threads(torch_threads())  # the cores the embedded LLM server left
+        threads = torch_threads()  # the cores the embedded LLM server and the event loop left
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
         return self.model.encode(
             texts,
-            batch_size=self.config.batch_size,
+            # one text per forward pass: a text's vector never depends on the texts that were
+            # embedded with it (padding changes the last bits), so a run's figures do not
+            # depend on the order its cells finished in; as fast as batches of sentences
+            batch_size=1,
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
@@ -156,4 +217,5 @@ class Embedder:
         return int(self.model.get_sentence_embedding_dimension())
 
     def close(self) -> None:
-        self._db.close()
+        with self._db_lock:
+            self._db.close()

@@ -14,6 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from helpers import ROOT, simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
@@ -98,11 +99,14 @@ def keyed(path: Path) -> dict[str, object]:
     return records
 
 
-def test_a_run_gives_the_golden_records(project, tmp_path):
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "stage-by-stage"])
+def test_a_run_gives_the_golden_records(project, tmp_path, stream):
+    """Streamed (each cell on to the bot and the scores as soon as its probe is written) or
+    stage by stage, a run writes the same records and summary: the golden ones."""
     shutil.copytree(ROOT / "scenarios", project / "scenarios")
     shutil.copy(ROOT / "targets/eye-domain.yaml", project / "domain.yaml")
     with FakeOpenAIServer(default=reply) as llm:
-        path = write_config(project, CONFIG % llm.base_url)
+        path = write_config(project, CONFIG % llm.base_url + f"stream: {str(stream).lower()}\n")
         env = {"SIMPOP_CACHE_DIR": str(tmp_path / "cache")}
         result = simpop(
             "run",
@@ -116,7 +120,7 @@ def test_a_run_gives_the_golden_records(project, tmp_path):
         )
     assert result.returncode == 0, result.stderr
     [run] = (project / "runs").iterdir()
-    if os.environ.get("SIMPOP_UPDATE_GOLDEN"):
+    if os.environ.get("SIMPOP_UPDATE_GOLDEN") and stream:
         GOLDEN.mkdir(parents=True, exist_ok=True)
         for name in FILES:
             shutil.copy(run / name, GOLDEN / name)

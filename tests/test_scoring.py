@@ -13,7 +13,7 @@ import pytest
 
 from simpop.aggregate import bootstrap_interval, metric_means
 from simpop.llm import LLMClient, RemoteEndpoint
-from simpop.metrics import Case, Scorers, registered
+from simpop.metrics import Case, Scorers, embedding, registered
 from simpop.metrics.embedding import Texts, embedding_values, wasserstein
 from simpop.metrics.faithfulness import conversational_faithfulness, sentence_kind
 from simpop.metrics.judge import Judge
@@ -139,6 +139,21 @@ def test_wasserstein_of_hand_computed_transport_problems():
     assert wasserstein(np.array([[0.9, 0.1], [0.3, 0.8]])) == pytest.approx(0.2)
     # one row against two columns: all mass of the row split evenly
     assert wasserstein(np.array([[0.2, 0.6]])) == pytest.approx(0.4)
+    # two rows (1/2 each) against three columns (1/3 each): row 1 takes column 1 (1/3 at 0)
+    # and 1/6 of column 2 (at 0.6); row 2 takes column 3 (1/3 at 0) and 1/6 of column 2 (at 0.3)
+    assert wasserstein(np.array([[0.0, 0.6, 1.0], [1.0, 0.3, 0.0]])) == pytest.approx(0.6 / 6 + 0.3 / 6)
+
+
+def test_the_assignment_form_of_wasserstein_equals_the_linear_programme():
+    rng = np.random.default_rng(0)
+    for n, m in [(3, 5), (4, 6), (7, 2), (16, 17)]:  # 16 x 17: lcm 272, the linear programme
+        cost = rng.random((n, m))
+        small = wasserstein(cost)
+        try:
+            embedding.ASSIGNMENT_LIMIT = 0  # the LP for every size
+            assert wasserstein(cost) == pytest.approx(small, abs=1e-9)
+        finally:
+            embedding.ASSIGNMENT_LIMIT = 240
 
 
 def test_embedding_metrics_hand_computed():
@@ -167,6 +182,15 @@ def test_embedding_metrics_hand_computed():
     assert values["completeness_distance"] == pytest.approx(1 / 3 + 0.4 / 6 + 0.2 / 6, abs=1e-6)
     no_context, _ = embedding_values(Texts("q", "a", ["q"], ["a1"], []), vectors, 0.7)
     assert no_context["groundedness"] is None and no_context["answer_relevancy"] is not None
+
+
+def test_a_bootstrap_over_many_values_draws_in_chunks_the_same_resamples():
+    values = [((i * 37) % 101) / 100 for i in range(1001)]  # odd n: 998 resamples a chunk
+    data = np.asarray(values)
+    draws = np.random.default_rng(3).integers(0, len(data), size=(2000, len(data)))  # all at once
+    means = data[draws].mean(axis=1)
+    expected = (float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5)))
+    assert bootstrap_interval(values, seed=3) == expected
 
 
 def test_bootstrap_and_wilson_intervals_per_persona_and_scenario():

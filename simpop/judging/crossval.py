@@ -10,8 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from pydantic import Field
-from sklearn.metrics import cohen_kappa_score, roc_auc_score
-from sklearn.model_selection import GroupKFold
 
 from simpop.aggregate import ece, reliability
 from simpop.models import Record
@@ -36,6 +34,8 @@ Fit = Callable[[np.ndarray, np.ndarray], Predictor]  # fitted on training rows a
 
 def best_threshold(p: np.ndarray, y: np.ndarray) -> float:
     """The threshold on ``p`` with the highest Cohen's kappa against ``y`` (ties: nearest 0.5)."""
+    from sklearn.metrics import cohen_kappa_score
+
     candidates = np.unique(np.concatenate([np.round(p, 4), [0.5]]))
     scored = []
     for t in candidates:
@@ -77,6 +77,8 @@ class Agreement(Record):
 
 def folds(groups: list[str], k: int = 5) -> list[tuple[np.ndarray, np.ndarray]]:
     """Train and test indices of ``k`` folds, every group whole in one test fold."""
+    from sklearn.model_selection import GroupKFold
+
     k = min(k, len(set(groups)))
     x = np.zeros((len(groups), 1))
     return list(GroupKFold(n_splits=k).split(x, groups=groups))
@@ -98,6 +100,8 @@ def out_of_fold(
 
 
 def _figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> tuple[float | None, float, float]:
+    from sklearn.metrics import cohen_kappa_score, roc_auc_score
+
     auc = float(roc_auc_score(y, p)) if len(set(y.tolist())) == 2 else None
     accuracy = float(np.mean(verdict == y))
     both = len(set(y.tolist()) | set(verdict.tolist())) == 2

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 import numpy as np
 from rapidfuzz import fuzz
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 FEATURES = (
     "judge_p",
@@ -38,8 +38,16 @@ def stem(word: str) -> str:
     return word[:5]
 
 
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # loaded only when used
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
 def content_stems(text: str) -> set[str]:
-    return {stem(w) for w in words(text) if w not in ENGLISH_STOP_WORDS and w not in NEGATIONS and len(w) > 2}
+    skip = stop_words() | NEGATIONS
+    return {stem(w) for w in words(text) if w not in skip and len(w) > 2}
 
 
 def numbers(text: str) -> set[str]:

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import numpy as np
 from pydantic import Field, ValidationError
-from sklearn.linear_model import LogisticRegression
-from sklearn.preprocessing import StandardScaler
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
@@ -41,6 +39,9 @@ class VerifierModel(Record):
 def fit_verifier(x: np.ndarray, y: np.ndarray, trained_on: str, judge_model: str) -> VerifierModel:
     """Fit the verifier on features ``x`` (``FEATURES`` columns) and labels ``y`` (1 supported);
     its threshold is the one with the best kappa on these same items."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
     scaler = StandardScaler().fit(x)
     scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
     z = (x - scaler.mean_) / scale

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import SimpopError
@@ -280,7 +281,9 @@ class LLMClient:
             client = await self._openai()
             for attempt in range(self.config.max_retries + 1):
                 try:
-                    response = await client.chat.completions.create(**request)
+                    # the request is already plain JSON: posted as it is, without the client's
+                    # per-call walk over its typed parameters (~1 ms of CPU a call)
+                    response = await client.post("/chat/completions", body=request, cast_to=ChatCompletion)
                     if not response.choices:
                         raise _NoChoices()
                     break

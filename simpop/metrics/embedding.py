@@ -18,12 +18,12 @@ largest entailment probability given any context sentence, from a local NLI cros
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.optimize import linprog
 
 from simpop.errors import ConfigError
 from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
@@ -36,15 +36,32 @@ if TYPE_CHECKING:
 EMBEDDING = "embedding"
 
 
+ASSIGNMENT_LIMIT = 240  # lcm(n, m) up to which the assignment form is solved instead of the LP
+
+
 def wasserstein(cost: np.ndarray) -> float:
     """The 1-Wasserstein distance between uniform weights on the rows and on the columns of a
-    cost matrix: min Σ T_ij C_ij over transport plans T with row sums 1/n, column sums 1/m."""
+    cost matrix: min Σ T_ij C_ij over transport plans T with row sums 1/n, column sums 1/m.
+
+    With L = lcm(n, m), each row copied L/n times and each column L/m times, every vertex of
+    this transport polytope is 1/L times a permutation (Birkhoff-von Neumann), so the optimum
+    is an L x L assignment problem (``linear_sum_assignment``, milliseconds); a linear
+    programme (HiGHS) only when L is large."""
     n, m = cost.shape
-    rows = np.kron(np.eye(n), np.ones((1, m)))
-    columns = np.kron(np.ones((1, n)), np.eye(m))
+    size = math.lcm(n, m)
+    if size <= ASSIGNMENT_LIMIT:
+        from scipy.optimize import linear_sum_assignment
+
+        expanded = np.repeat(np.repeat(cost, size // n, axis=0), size // m, axis=1)
+        rows, columns = linear_sum_assignment(expanded)
+        return float(expanded[rows, columns].sum() / size)
+    from scipy.optimize import linprog
+
+    rows_sum = np.kron(np.eye(n), np.ones((1, m)))
+    columns_sum = np.kron(np.ones((1, n)), np.eye(m))
     result = linprog(
         cost.ravel(),
-        A_eq=np.vstack([rows, columns]),
+        A_eq=np.vstack([rows_sum, columns_sum]),
         b_eq=np.concatenate([np.full(n, 1 / n), np.full(m, 1 / m)]),
         bounds=(0, None),
         method="highs",
@@ -162,7 +179,7 @@ class NLIGroundedness:
         return float(entail.max(axis=1).mean())
 
 
-def embedding_scores(
+async def embedding_scores(
     items: list[tuple[Probe, Response]],
     embedder: Embedder,
     coverage_threshold: float,
@@ -171,7 +188,7 @@ def embedding_scores(
     """One ``embedding`` score per probe, every text embedded in one batch."""
     texts = [probe_texts(response) for _, response in items]
     unique = list(dict.fromkeys(text for t in texts for text in t.everything()))
-    vectors = dict(zip(unique, embedder.embed(unique), strict=True)) if unique else {}
+    vectors = dict(zip(unique, await embedder.aembed(unique), strict=True)) if unique else {}
     scores = []
     for (probe, _), t in zip(items, texts, strict=True):
         values, details = embedding_values(t, vectors, coverage_threshold)
@@ -211,4 +228,4 @@ class Embedding(Metric):
             return []
         nli = NLIGroundedness(scorers.scoring.nli_model) if scorers.scoring.nli_model else None
         items = [(c.probe, c.response) for c in cases]
-        return embedding_scores(items, scorers.embedder, scorers.scoring.coverage_threshold, nli)
+        return await embedding_scores(items, scorers.embedder, scorers.scoring.coverage_threshold, nli)

@@ -19,12 +19,12 @@ if TYPE_CHECKING:
 ANSWER_SIMILARITY = "answer_similarity"
 
 
-def answer_similarity(answers: list[str], references: list[str], embedder: Embedder) -> list[float]:
+async def answer_similarity(answers: list[str], references: list[str], embedder: Embedder) -> list[float]:
     """The cosine similarity of each answer to its reference answer, pairwise."""
     if not answers:
         return []
-    a = embedder.embed(answers)
-    b = embedder.embed(references)
+    vectors = await embedder.aembed([*answers, *references])
+    a, b = vectors[: len(answers)], vectors[len(answers) :]
     return [float(x) for x in np.einsum("ij,ij->i", a, b)]
 
 
@@ -42,7 +42,7 @@ class AnswerSimilarity(Metric):
 
     async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
         asked = [c for c in cases if c.response.answer]
-        values = answer_similarity(
+        values = await answer_similarity(
             [c.response.answer or "" for c in asked], [c.reference or "" for c in asked], scorers.embedder
         )
         found = {c.probe.cell_id: v for c, v in zip(asked, values, strict=True)}

@@ -51,7 +51,7 @@ class EmbeddingConfig(Record):
     Inference, vLLM, Ollama ...) when ``base_url`` is set."""
 
     model: str = DEFAULT_EMBEDDING_MODEL
-    batch_size: int = Field(64, gt=0, description="texts per batch (per request to an endpoint)")
+    batch_size: int = Field(64, gt=0, description="texts per request to an endpoint")
     base_url: HttpURL | None = Field(None, description="an OpenAI-compatible embeddings endpoint")
     api_key_env: str = Field("SIMPOP_EMBEDDING_API_KEY", description="variable holding the endpoint's key")
     timeout: float = Field(60.0, gt=0, description="seconds per request to the endpoint")
@@ -172,6 +172,9 @@ class RunConfig(Record):
     topics: TopicConfig = TopicConfig()
     limit: int | None = Field(None, gt=0)
     seed: int = 0
+    stream: bool = Field(
+        True, description="each cell goes on to the bot and the scores once its probe is written"
+    )
     llm: LLMConfig = LLMConfig()
     judge: LLMConfig | None = Field(
         None, description="the judges' LLM (default: the llm section); temperature 0"

@@ -15,6 +15,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import LCSseq
 
 from simpop.embed import Embedder
+from simpop.lookup_cache import cached_table
 from simpop.models import Fidelity
 
 NEAR_DUPLICATE = 90.0  # rapidfuzz ratio (0-100) at or above which two questions are one
@@ -27,13 +28,22 @@ def syllables(word: str) -> int:
     return _syllables(word.lower())
 
 
-@lru_cache(maxsize=1 << 16)  # a run's messages use a few thousand words, over and over
-def _syllables(word: str) -> int:
+def _cmu_syllables() -> dict[str, int]:
+    """Syllables of every word of the CMU dictionary (its first pronunciation)."""
     import pronouncing
 
-    phones = pronouncing.phones_for_word(word)
-    if phones:
-        return max(1, pronouncing.syllable_count(phones[0]))
+    pronouncing.init_cmu()
+    table: dict[str, int] = {}
+    for word, phones in pronouncing.pronunciations:
+        table.setdefault(word, max(1, pronouncing.syllable_count(phones)))
+    return table
+
+
+@lru_cache(maxsize=1 << 16)  # a run's messages use a few thousand words, over and over
+def _syllables(word: str) -> int:
+    known = cached_table("cmu-syllables", "1", _cmu_syllables).get(word)
+    if known is not None:
+        return known
     groups = re.findall(r"[aeiouy]+", word)
     count = len(groups) - (1 if word.endswith("e") and len(groups) > 1 else 0)
     return max(1, count)

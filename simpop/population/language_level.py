@@ -16,8 +16,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.metadata import version
 
 from wordfreq import top_n_list
+
+from simpop.lookup_cache import cached_table
 
 LEVELS = ("A1", "A2", "B1", "B2", "C1", "C2")
 BANDS = (1000, 2000, 4000, 8000)
@@ -59,7 +62,10 @@ SPANISH_WORDS = {
 
 @lru_cache(maxsize=None)
 def _top(language: str, n: int) -> frozenset[str]:
-    return frozenset(top_n_list(language, n))
+    # wordfreq unpacks its whole list each time: kept on disk once built
+    return frozenset(
+        cached_table(f"wordfreq-{language}-{n}", version("wordfreq"), lambda: top_n_list(language, n))
+    )
 
 
 def _words(text: str) -> list[str]:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pydantic import Field
 from rapidfuzz.distance import Levenshtein
 
+from simpop.lookup_cache import cached_table
 from simpop.models import NoiseConfig, Record
 
 FILLERS = frozenset({"um", "uh", "er", "erm", "ah", "hmm", "mm", "mhm", "uhm"})
@@ -146,20 +147,22 @@ class Lexicon:
         return words[0] if words else None
 
 
-@lru_cache(maxsize=1)
 def _rank() -> dict[str, int]:
+    return lexicon_tables()[0]
+
+
+def _frequent_words() -> dict[str, int]:
     from wordfreq import top_n_list
 
     words = [w for w in top_n_list("en", VOCABULARY_SIZE) if (w.isalpha() or "'" in w) and w not in LEFT_OUT]
     return {w: i for i, w in enumerate(words)}
 
 
-@lru_cache(maxsize=1)
-def lexicon() -> Lexicon:
+def _build_tables() -> tuple[dict, dict, dict, dict]:
     import pronouncing
 
     pronouncing.init_cmu()
-    rank = _rank()
+    rank = _frequent_words()
     phones: dict[str, tuple[str, ...]] = {}
     for word, pron in pronouncing.pronunciations:
         if word in rank and word not in phones:
@@ -171,7 +174,19 @@ def lexicon() -> Lexicon:
         by_phones[sounds].append(word)
         for i in range(len(sounds)):
             by_deletion[sounds[:i] + sounds[i + 1 :]].append((word, i))
-    return Lexicon(phones, dict(by_phones), dict(by_deletion))
+    return rank, phones, dict(by_phones), dict(by_deletion)
+
+
+def lexicon_tables() -> tuple[dict, dict, dict, dict]:
+    """Word ranks, pronunciations, words by pronunciation and by pronunciation less one phone;
+    built once, then read from the cache folder."""
+    return cached_table("asr-lexicon", f"{VOCABULARY_SIZE}-1", _build_tables)
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> Lexicon:
+    _, phones, by_phones, by_deletion = lexicon_tables()
+    return Lexicon(phones, by_phones, by_deletion)
 
 
 # --- the models -----------------------------------------------------------------------------

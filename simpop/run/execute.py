@@ -1,9 +1,11 @@
-"""A run, stage by stage: plan (``plan.load_inputs``), generate, ask, score, summarise. Every
-stage reads the records of the one before and resumes where it stopped."""
+"""A run: plan (``plan.load_inputs``), then generate, ask and score as a stream of cells, then
+summarise. Every stage reads the records of the one before and resumes where it stopped."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable
 from contextlib import nullcontext
 
 from rich.progress import Progress
@@ -11,16 +13,100 @@ from rich.progress import Progress
 from simpop.embed import Embedder
 from simpop.judging.verifier import support_verifier
 from simpop.llm import LLMClient, open_llm
-from simpop.metrics import Scorers
+from simpop.metrics import Scorers, registered
 from simpop.metrics.judge import Judge
-from simpop.models import Probe, Response, RunConfig, RunSummary, Score
-from simpop.run.ask import ask_target
+from simpop.models import Cell, Probe, Response, RunConfig, RunSummary, Score
+from simpop.run.ask import ask_probe
 from simpop.run.generate import generate_probes
 from simpop.run.plan import RunInputs
-from simpop.run.score import score_cases
+from simpop.run.score import score_case
 from simpop.run.summarise import summarise
-from simpop.store import PROBES_FILE, RESPONSES_FILE, SCORES_FILE, SUMMARY_FILE, RunStore, score_key
+from simpop.run.tasks import stage_progress
+from simpop.store import (
+    PROBES_FILE,
+    RESPONSES_FILE,
+    SCORES_FILE,
+    SUMMARY_FILE,
+    JsonlLog,
+    RunStore,
+    score_key,
+)
 from simpop.targets import BotResources, Target, build_target
+
+
+class CellStream:
+    """Each cell goes on to the target and to scoring as soon as its probe is recorded, so
+    generation, asking, judging and the embedding metrics overlap; a cell's records are
+    written as it finishes, one per cell, so a resumed run picks up where this one stopped."""
+
+    def __init__(
+        self,
+        inputs: RunInputs,
+        logs: tuple[JsonlLog[Probe], JsonlLog[Response], JsonlLog[Score]],
+        target: Target,
+        scorers: Scorers,
+        *,
+        judges: bool,
+        ask_slots: int,
+        judge_slots: int,
+        progress: Progress | None,
+    ) -> None:
+        self.inputs = inputs
+        self.probes, self.responses, self.scores = logs
+        self.target = target
+        self.scorers = scorers
+        self.metrics = [m for m in registered() if judges or not m.judged]
+        self.ask_slots = asyncio.Semaphore(ask_slots)
+        self.judge_slots = asyncio.Semaphore(judge_slots)
+        cells = inputs.cells
+        asked = sum(c.cell_id in self.responses.records for c in cells)
+        self.asked = stage_progress(progress, f"ask {target.name}", len(cells), asked)
+        scored = sum(not self._missing(c) for c in cells)
+        self.scored = stage_progress(progress, "score answers", len(cells), scored)
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def _done(self, cell: Cell) -> dict[str, Score]:
+        found = ((m.name, self.scores.records.get(f"{cell.cell_id}/{m.name}")) for m in self.metrics)
+        return {name: score for name, score in found if score is not None}
+
+    def _missing(self, cell: Cell) -> bool:
+        if cell.cell_id not in self.responses.records:
+            return True
+        done = self._done(cell)
+        case = self.inputs.case(self.probes.records[cell.cell_id], self.responses.records[cell.cell_id])
+        return any(m.applies(case) and m.name not in done for m in self.metrics)
+
+    def follow(self, cell: Cell) -> None:
+        """Start ``cell`` on its way (its probe is recorded)."""
+        self.tasks.add(asyncio.ensure_future(self._finish(cell)))
+
+    async def _finish(self, cell: Cell) -> None:
+        probe = self.probes.records[cell.cell_id]
+        if cell.cell_id not in self.responses.records:
+            self.responses.append(await ask_probe(self.target, probe, self.ask_slots))
+            self.asked()
+        case = self.inputs.case(probe, self.responses.records[cell.cell_id])
+        new = await score_case(case, self.metrics, self.scorers, self._done(cell), self.judge_slots)
+        for score in new:
+            self.scores.append(score)
+        if new:
+            self.scored()
+
+    async def run(self, generation: Awaitable[None]) -> None:
+        """Run ``generation`` (which calls ``follow`` for the probes it writes) and every cell
+        to the end; the first failure cancels the rest and is raised."""
+        self.tasks.add(asyncio.ensure_future(generation))
+        try:
+            while self.tasks:
+                for task in [t for t in self.tasks if t.done()]:
+                    self.tasks.discard(task)
+                    task.result()
+                if self.tasks:
+                    await asyncio.wait(self.tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in self.tasks:
+                task.cancel()
+            await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def execute(
@@ -31,7 +117,10 @@ async def execute(
     use_cache: bool = True,
     progress: Progress | None = None,
 ) -> RunSummary:
-    """Run (or resume) every stage of ``config`` into ``store`` and write ``summary.json``."""
+    """Run (or resume) every stage of ``config`` into ``store`` and write ``summary.json``.
+
+    With ``config.stream`` (the default) the stages overlap cell by cell; without it every
+    probe is written before the first is asked. The records are the same either way."""
     started = time.perf_counter()
     llm = open_llm(config.llm, use_cache=use_cache)
     probes = store.log(PROBES_FILE, Probe)
@@ -42,19 +131,7 @@ async def execute(
     judge_llm: LLMClient | None = None
     try:
         with progress if progress is not None else nullcontext():
-            await generate_probes(
-                store.run_id,
-                inputs,
-                llm,
-                embedder,
-                probes,
-                run_seed=config.seed,
-                min_similarity=config.min_similarity,
-                chunk_min_similarity=config.topics.min_similarity,
-                progress=progress,
-            )
             target = build_target(config.target, BotResources(embedder, llm, config.name, use_cache))
-            await ask_target(target, inputs.cells, probes, responses, config.llm.concurrency, progress)
             scorers = Scorers(embedder, config.scoring)
             if config.scoring.judges:
                 judge_llm = llm if config.judge is None else open_llm(config.judge, use_cache=use_cache)
@@ -68,18 +145,38 @@ async def execute(
                 scorers.judge.verifier = support_verifier(
                     scorers.judge.profile, config.scoring.verifier, embedder
                 )
-            cases = [
-                inputs.case(probes.records[c.cell_id], responses.records[c.cell_id]) for c in inputs.cells
-            ]
-            concurrency = judge_llm.config.concurrency if judge_llm is not None else config.llm.concurrency
-            await score_cases(
-                cases,
-                scores,
+            stream = CellStream(
+                inputs,
+                (probes, responses, scores),
+                target,
                 scorers,
                 judges=config.scoring.judges,
-                concurrency=concurrency,
+                ask_slots=config.llm.concurrency,
+                judge_slots=(judge_llm or llm).config.concurrency,
                 progress=progress,
             )
+            recorded = [c for c in inputs.cells if c.cell_id in probes.records]
+
+            async def generation() -> None:
+                await generate_probes(
+                    store.run_id,
+                    inputs,
+                    llm,
+                    embedder,
+                    probes,
+                    run_seed=config.seed,
+                    min_similarity=config.min_similarity,
+                    chunk_min_similarity=config.topics.min_similarity,
+                    progress=progress,
+                    written=stream.follow if config.stream else lambda cell: None,
+                )
+                if not config.stream:  # every probe first, then the rest
+                    for cell in inputs.cells:
+                        stream.follow(cell)
+
+            for cell in recorded if config.stream else []:
+                stream.follow(cell)
+            await stream.run(generation())
     finally:
         for log in (probes, responses, scores):
             log.close()

@@ -3,8 +3,9 @@ ones, and the persona's noise makes the text the bot receives."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from rich.progress import Progress
@@ -13,10 +14,17 @@ from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
 from simpop.models import Cell, Fidelity, NoiseConfig, Persona, Probe
 from simpop.population.cells import sampling_seed
-from simpop.population.fidelity import check_group, most_usable, reading_grade, same_words, usable
+from simpop.population.fidelity import (
+    check_group,
+    most_usable,
+    reading_grade,
+    same_words,
+    syllables,
+    usable,
+)
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
 from simpop.population.message_style import STORIES_LANGUAGE, compose
-from simpop.population.noise import apply_noise, expected_rate
+from simpop.population.noise import apply_noise, expected_rate, lexicon
 from simpop.population.probes import (
     MAX_MESSAGE_CHARS,
     MAX_QUESTION_CHARS,
@@ -67,7 +75,7 @@ async def write_candidates(
     wanted: int,
     seed: int,
     one_question: bool,
-    check: Callable[[list[str | None]], list[Fidelity | None]],
+    check: Callable[[list[str | None]], Awaitable[list[Fidelity | None]]],
     needed: int,
 ) -> tuple[list[str | None], list[Fidelity | None], str | None]:
     """At least ``needed`` candidates (``None`` where none was written), their checks, and the
@@ -84,13 +92,20 @@ async def write_candidates(
             error = str(exc)
             break
         candidates += one_question_each(written) if one_question else written
-        checks = check(candidates)
+        checks = await check(candidates)
         if len(usable(checks)) >= needed:
             break
     if candidates:
         error = None  # a later call failed, an earlier one wrote messages
     padding = [None] * (needed - len(candidates))
     return candidates + padding, checks + padding, error
+
+
+def load_tables(asr: bool) -> None:
+    """The syllable table, and the pronouncing lexicon when a speech-to-text noise needs it."""
+    syllables("loaded")
+    if asr:
+        lexicon()
 
 
 def _noise_label(noise: NoiseConfig) -> str:
@@ -108,10 +123,12 @@ async def generate_probes(
     min_similarity: float,
     chunk_min_similarity: float,
     progress: Progress | None = None,
+    written: Callable[[Cell], None] = lambda cell: None,
 ) -> None:
     """One LLM call per group of cells with the same persona, scenario and seed, asking for
     more messages than cells; the fidelity checks keep the most distinct valid ones; then the
-    persona's (or the scenario's) noise."""
+    persona's (or the scenario's) noise. ``written`` is told of each cell as its probe is
+    recorded."""
     groups: dict[tuple[str, str, str], list[Cell]] = defaultdict(list)
     for cell in inputs.cells:
         groups[(cell.persona_id, cell.scenario_id, cell.seed_id)].append(cell)
@@ -123,7 +140,15 @@ async def generate_probes(
     )
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
-    aspect_model = AspectModel(embedder) if any(s.keeps_meaning for s in inputs.scenarios.values()) else None
+    noises = [p.noise for p in inputs.personas] + [s.noise for s in inputs.scenarios.values() if s.noise]
+    # the word tables load (or are built, the first time on a machine) while the first calls wait
+    tables = asyncio.ensure_future(asyncio.to_thread(load_tables, any(n.model == "asr" for n in noises)))
+    # the aspect wordings are embedded (loading the model) while the first calls wait too
+    aspects = (
+        asyncio.ensure_future(asyncio.to_thread(AspectModel, embedder))
+        if any(s.keeps_meaning for s in inputs.scenarios.values())
+        else None
+    )
     everyday = everyday_lexicon(inputs.domain)
 
     async def one_group(cells: list[Cell]) -> None:
@@ -136,18 +161,9 @@ async def generate_probes(
         bound = min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
             bound = chunk_min_similarity
-        meaning = None
-        if aspect_model is not None and scenario.keeps_meaning and len(source.questions) == 1:
+        keeps_meaning = aspects is not None and scenario.keeps_meaning and len(source.questions) == 1
+        if keeps_meaning:
             bound = None  # the meaning check judges it (a bare "it" is far from the seed by cosine)
-            meaning = partial(
-                drift_reasons,
-                aspect_model,
-                source.questions[0],
-                source.topic,
-                source.qtype,
-                everyday,
-                story_names_topic=one_question,
-            )
         prompt_text = "\n".join(m["content"] for m in messages if m["role"] != "system")
         check = partial(
             check_group,
@@ -157,29 +173,53 @@ async def generate_probes(
             examples=scenario.examples,
             prompt=prompt_text.replace(source.shown_questions[0], " ") if source.questions else prompt_text,
             persona=persona.vignette,
-            meaning=meaning,
             one_question=one_question,
         )
+
+        async def checked(texts: list[str | None]) -> list[Fidelity | None]:
+            """``check`` off the event loop, its embeddings batched with other groups' first."""
+            if source.seed_text:
+                await embedder.aembed([source.seed_text, *(t for t in texts if t)])
+            meaning = None
+            if keeps_meaning:
+                meaning = partial(
+                    drift_reasons,
+                    await aspects,  # type: ignore[misc]
+                    source.questions[0],
+                    source.topic,
+                    source.qtype,
+                    everyday,
+                    story_names_topic=one_question,
+                )
+            return await asyncio.to_thread(check, texts, meaning=meaning)
+
         candidates, first, error = await write_candidates(
-            llm, messages, wanted, seed, one_question, check, len(cells)
+            llm, messages, wanted, seed, one_question, checked, len(cells)
         )
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}
         chosen = most_usable(first, len(cells), copies)
         texts = [candidates[i] for i in chosen]
-        checks = check(texts)  # again, so a duplicate names the probe it repeats
-        aspect = seed_aspect(aspect_model, source) if one_question and aspect_model is not None else None
+        checks = await checked(texts)  # again, so a duplicate names the probe it repeats
+        aspect = (
+            await asyncio.to_thread(seed_aspect, await aspects, source)
+            if one_question and aspects is not None
+            else None
+        )
         spare = [candidates[i] for i in usable(first) if i not in chosen]
         prompt = prompt_id(scenario)
         noise = scenario.noise or persona.noise
         for cell, text, fidelity in zip(cells, texts, checks, strict=True):
+            wraps = bool(one_question and text and fidelity is not None and fidelity.valid)
+            # a spare question goes to the same cell whether or not earlier cells of the group
+            # were written before a kill: a resumed group writes what a whole one would
+            second = (spare.pop(0) if spare else None) if wraps else None
             if cell.cell_id in probes.records:
                 continue
             cell_seed = sampling_seed(run_seed, cell)
-            if one_question and text and fidelity is not None and fidelity.valid:
-                second = spare.pop(0) if spare else None
+            if wraps:
                 text, fidelity = wrapped(text, fidelity, persona, source, cell_seed, second, aspect, everyday)
-            noisy = apply_noise(text, noise, cell_seed) if text else None
+            noisy = await asyncio.to_thread(apply_noise, text, noise, cell_seed) if text else None
             probes.append(
                 Probe(
                     run_id=run_id,
@@ -205,5 +245,7 @@ async def generate_probes(
                 )
             )
             advance()
+            written(cell)
 
     await gather_all([one_group(cells) for cells in todo.values()])
+    await tables

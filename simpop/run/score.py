@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-from rich.progress import Progress
-
-from simpop.metrics import Case, Metric, Scorers, registered
+from simpop.metrics import Case, Metric, Scorers
 from simpop.metrics.texts import answer_contexts, context_text
 from simpop.models import Score
-from simpop.run.tasks import gather_all, stage_progress
-from simpop.store import JsonlLog
 
 
 def excluded_score(case: Case, metric: Metric) -> Score:
@@ -43,52 +39,16 @@ def shared_prefix(case: Case) -> tuple[str, str]:
     return context_text(answer_contexts(case.response)), case.response.answer or ""
 
 
-async def score_cases(
-    cases: list[Case],
-    scores: JsonlLog[Score],
-    scorers: Scorers,
-    *,
-    judges: bool,
-    concurrency: int,
-    progress: Progress | None = None,
-) -> None:
-    """Score every case with every metric that has no score for it yet."""
-    metrics = [m for m in registered() if judges or not m.judged]
-
-    def done(case: Case) -> dict[str, Score]:
-        cell = case.probe.cell_id
-        return {m.name: s for m in metrics if (s := scores.records.get(f"{cell}/{m.name}")) is not None}
-
-    # metrics without a judge: each over all of its cases at once (one embedding batch)
-    for metric in (m for m in metrics if not m.judged):
-        todo = [
-            c for c in cases if metric.applies(c) and f"{c.probe.cell_id}/{metric.name}" not in scores.records
-        ]
-        ready = [c for c in todo if not c.excluded]
-        new = [excluded_score(c, metric) for c in todo if c.excluded]
-        new += await metric.score(ready, scorers, [done(c) for c in ready])
-        for score in new:
-            scores.append(score)
+async def score_case(
+    case: Case, metrics: list[Metric], scorers: Scorers, done: dict[str, Score], slots: asyncio.Semaphore
+) -> list[Score]:
+    """The scores ``case`` still lacks: the metrics without a judge at once (their embeddings
+    go in one batch with those of the other cases in flight), then the judged ones, a few
+    cases at a time (``slots``) so each case finishes before the next starts."""
+    plain = [m for m in metrics if not m.judged]
     judged = [m for m in metrics if m.judged]
-    if not judged:
-        return
-
-    def pending(case: Case) -> bool:
-        recorded = done(case)
-        return any(m.applies(case) and m.name not in recorded for m in judged)
-
-    # answers with the same context and answer one after another: their judge prompts share a
-    # prefix the server has just read (a QAP bot gives one answer to all variants of a question)
-    todo = sorted((c for c in cases if pending(c)), key=shared_prefix)
-    advance = stage_progress(progress, "judge answers", len(cases), len(cases) - len(todo))
-    # a few probes at a time, so each finishes (and is written) before the next starts
-    semaphore = asyncio.Semaphore(concurrency)
-
-    async def one(case: Case) -> None:
-        async with semaphore:
-            new = await judge_case(case, judged, scorers, done(case))
-        for score in new:
-            scores.append(score)
-        advance()
-
-    await gather_all([one(case) for case in todo])
+    new = await judge_case(case, plain, scorers, done)
+    if any(m.applies(case) and m.name not in done for m in judged):
+        async with slots:
+            new += await judge_case(case, judged, scorers, done)
+    return new

@@ -99,6 +99,7 @@ class FakeOpenAIServer:
         self.latency = latency
         self.port = port
         self.requests: list[dict] = []
+        self.arrivals: list[float] = []  # time.monotonic() of each chat request
         self.embedding_requests: list[list[str]] = []  # the texts of each /embeddings request
         self.request_headers: list[dict[str, str]] = []  # lower-cased names
         self.in_flight = 0
@@ -179,6 +180,7 @@ class FakeOpenAIServer:
             return 404, json.dumps({"error": {"message": f"no route {path}"}}), {}
         request = json.loads(body or b"{}")
         self.requests.append(request)
+        self.arrivals.append(time.monotonic())
         self.request_headers.append(headers)
         reply = self._next(request)
         self.in_flight += 1
