@@ -10,7 +10,7 @@ import sys
 import pytest
 from helpers import ROOT
 
-HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "sklearn", "scipy")
+HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "sklearn", "scipy", "openai", "xllamacpp")
 PROBE = """
 import json, sys
 {before}

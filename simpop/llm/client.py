@@ -10,15 +10,16 @@ import random
 from collections.abc import Callable
 from contextlib import suppress
 from functools import lru_cache
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-import openai
-from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import SimpopError
 from simpop.llm.cache import ResponseCache, cache_key
 from simpop.models import LLMConfig, LLMUsage
+
+if TYPE_CHECKING:
+    import openai
 
 M = TypeVar("M", bound=BaseModel)
 Messages = list[dict[str, str]]
@@ -127,6 +128,8 @@ class _NoChoices(ValueError):
 
 
 def _retryable(error: Exception) -> bool:
+    import openai
+
     if isinstance(error, (openai.APIConnectionError, openai.RateLimitError, ValueError)):
         return True  # ValueError: a reply body that is not JSON, or one with no choices
     return isinstance(error, openai.APIStatusError) and error.status_code >= 500
@@ -169,6 +172,8 @@ class LLMClient:
         self._logprobs_lock = asyncio.Lock()
 
     async def _openai(self) -> openai.AsyncOpenAI:
+        import openai  # on the first call not served from the cache: a cached run never loads it
+
         async with self._client_lock:
             if self._client is None:
                 api_key = os.environ.get(self.config.api_key_env) or os.environ.get(
@@ -279,6 +284,9 @@ class LLMClient:
                 return cached
         async with self._semaphore:
             client = await self._openai()
+            import openai
+            from openai.types.chat import ChatCompletion
+
             for attempt in range(self.config.max_retries + 1):
                 try:
                     # the request is already plain JSON: posted as it is, without the client's
@@ -322,6 +330,8 @@ class LLMClient:
         return min(delay, 60.0)
 
     def _final_error(self, error: Exception, tries: int) -> Exception:
+        import openai
+
         self.usage.failures += 1
         where = self.config.base_url or "the embedded LLM server"
         if isinstance(error, _NoChoices):

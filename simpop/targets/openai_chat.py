@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-import openai
 from pydantic import Field
 
 from simpop.models import Answer, HttpURL
@@ -54,6 +53,8 @@ class OpenAIChatBot(Target):
     def __init__(self, config: OpenAIChatTargetConfig, name: str = "bot") -> None:
         self.config = config
         self.name = name
+        import openai  # loaded only when this bot is asked
+
         key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
         self.client = openai.AsyncOpenAI(
             base_url=expand_env(config.base_url, "base_url"),
@@ -73,6 +74,8 @@ class OpenAIChatBot(Target):
             for k, v in (("temperature", self.config.temperature), ("max_tokens", self.config.max_tokens))
             if v is not None
         }
+        import openai
+
         tries = self.config.retries + 1
         try:
             reply = await self.client.chat.completions.create(
