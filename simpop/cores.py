@@ -1,11 +1,14 @@
-"""The CPU cores this process may use (its affinity mask and its cgroup's quota), and how the
-embedded llama.cpp server and torch share them."""
+"""The CPU cores this process may use (its affinity mask and its cgroup's quota), the cores
+other programs keep busy, and the embedded llama.cpp server's threads.
+
+Torch embeds with ``embedding.threads`` (default 1), not a count that follows the load: the
+number of threads changes a vector's last bits, and a run's figures must not depend on how busy
+the machine was."""
 
 from __future__ import annotations
 
 import math
 import os
-import threading
 import time
 from pathlib import Path
 
@@ -92,39 +95,7 @@ def idle_cores(interval: float = 0.3, cores: int | None = None) -> int:
     return max(1, min(cores, round(cores - OtherLoad().measure(interval))))
 
 
-_claimed = 0
-_lock = threading.Lock()
-
-
-def claim(threads: int) -> None:
-    """Record that ``threads`` of this process's cores are taken (the embedded LLM server)."""
-    global _claimed
-    with _lock:
-        _claimed += threads
-
-
-def release(threads: int) -> None:
-    global _claimed
-    with _lock:
-        _claimed = max(0, _claimed - threads)
-
-
 def llm_threads(configured: int | None) -> int:
     """Threads for the embedded llama.cpp server: as configured, else the cores idle now (a
     thread on a core another program keeps busy slows every step of the others)."""
     return configured or idle_cores()
-
-
-_others = OtherLoad()
-
-
-def torch_threads() -> int:
-    """Threads for torch: the cores that neither other programs (as measured over the last
-    second or more) nor the embedded server take; at least 1.
-
-    A torch thread on a core that is busy stalls the others at every step: on two cores with
-    one busy, MiniLM embedded 86 texts/s with 1 thread and 10x slower with 2 (bench/cores.py);
-    on two quiet cores 2 threads embed longer texts 1.9x as fast as 1."""
-    busy = _others.cores()
-    with _lock:
-        return max(1, round(available_cores() - busy) - _claimed)

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 
-from simpop.cores import torch_threads
 from simpop.errors import SimpopError
 from simpop.models import DEFAULT_EMBEDDING_MODEL, EmbeddingConfig
 from simpop.paths import cache_dir
@@ -159,9 +158,8 @@ class Embedder:
             )
         import torch
 
-        threads = torch_threads()  # the cores the embedded LLM server and the event loop left
-        if torch.get_num_threads() != threads:
-            torch.set_num_threads(threads)
+        if torch.get_num_threads() != self.config.threads:
+            torch.set_num_threads(self.config.threads)
         return self.model.encode(
             texts,
             # one text per forward pass: a text's vector never depends on the texts that were

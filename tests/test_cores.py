@@ -1,11 +1,11 @@
-"""The cores simpop may use (affinity and cgroup quota) and how llama.cpp and torch share them."""
+"""The cores simpop may use (affinity and cgroup quota) and the load other programs put on them."""
 
 from __future__ import annotations
 
 import os
 import time
 
-from simpop.cores import OtherLoad, available_cores, claim, idle_cores, release, torch_threads
+from simpop.cores import OtherLoad, available_cores, idle_cores
 
 AFFINITY = len(os.sched_getaffinity(0))
 
@@ -26,16 +26,6 @@ def test_a_cgroup_v1_quota_is_read_too(tmp_path):
     assert available_cores(tmp_path) == 1
     (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")  # no limit
     assert available_cores(tmp_path) == AFFINITY
-
-
-def test_torch_gets_the_cores_the_llm_server_left():
-    first = torch_threads()
-    assert 1 <= first <= available_cores()
-    claim(available_cores())
-    try:
-        assert torch_threads() == 1  # never none
-    finally:
-        release(available_cores())
 
 
 def test_our_own_busy_threads_do_not_count_as_other_load():

@@ -10,7 +10,16 @@ import sys
 import pytest
 from helpers import ROOT
 
-HEAVY = ("torch", "chromadb", "sentence_transformers", "transformers", "sklearn", "scipy", "openai", "xllamacpp")
+HEAVY = (
+    "torch",
+    "chromadb",
+    "sentence_transformers",
+    "transformers",
+    "sklearn",
+    "scipy",
+    "openai",
+    "xllamacpp",
+)
 PROBE = """
 import json, sys
 {before}

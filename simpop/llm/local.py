@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from simpop.cores import claim, llm_threads, release
+from simpop.cores import llm_threads
 from simpop.errors import ModelIntegrityError, SimpopError
 from simpop.llm.client import REMOTE_TIMEOUT_S
 from simpop.models import QWEN_0_5B, QWEN_1_5B, LLMConfig
@@ -167,7 +167,6 @@ class EmbeddedServer:
         self._url: str | None = None
         self._lock = asyncio.Lock()
         self.speed: ServerSpeed | None = None
-        self.threads = 0
 
     def start(self) -> str:
         if self._url is not None:
@@ -191,8 +190,6 @@ class EmbeddedServer:
             self._server = xllamacpp.Server(params)
         except Exception as error:  # noqa: BLE001 - native errors have no useful type
             raise SimpopError(f"could not start the embedded LLM server for {path}: {error}") from None
-        self.threads = threads
-        claim(threads)
         self._url = self._server.listening_address.rstrip("/") + "/v1"
         if self.config.timeout is None:
             self.speed = measure_speed(self._url, self.model.name)
@@ -209,7 +206,5 @@ class EmbeddedServer:
             return self._url
 
     def close(self) -> None:
-        if self._server is not None:
-            release(self.threads)
         self._server = None
         self._url = None

@@ -56,6 +56,12 @@ class EmbeddingConfig(Record):
     api_key_env: str = Field("SIMPOP_EMBEDDING_API_KEY", description="variable holding the endpoint's key")
     timeout: float = Field(60.0, gt=0, description="seconds per request to the endpoint")
     max_retries: int = Field(3, ge=0, description="extra tries after 429, 5xx, timeouts")
+    threads: int = Field(
+        1,
+        gt=0,
+        description="torch threads for the local model; the count changes a vector's last bits, "
+        "so 1 gives the same figures on any machine under any load",
+    )
 
 
 class ChromaServer(Record):
