@@ -2,11 +2,13 @@
 
 A fake OpenAI-compatible server on 127.0.0.1 writes the patients' messages and serves the
 embeddings (bag of words); a fake HTTP bot on 127.0.0.1 answers every question. The seeds are
-``N`` synthetic QAPs, rephrased by the six built-in personas ``--variants`` times each, no
-scenarios, judges off. Printed per size: cells, wall seconds, peak RSS of ``simpop run`` and
-RSS per cell (goal: 100k cells within 500 MB).
+``N`` synthetic QAPs, rephrased by the built-in personas ``--variants`` times each, no
+scenarios, judges off. Each size runs in a child of its own (its own peak RSS); a first run
+of one seed, not shown, builds the word tables as the first run on a machine does. Printed per
+size: the cells planned, wall seconds, peak RSS of ``simpop run`` and RSS per cell (goal: 100k
+cells within 500 MB).
 
-    python bench/scale.py [--cells 1000 10000 100000] [--variants 6] [--concurrency 64]
+    python bench/scale.py [--cells 1000 10000 100000] [--variants 6] [--concurrency 64] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import argparse
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
@@ -27,7 +29,7 @@ from simpop.testing.http_bot import BotReply, HTTPBotServer
 from simpop.testing.patients import reworded
 
 ROOT = Path(__file__).resolve().parent.parent
-PERSONAS = 6
+PERSONAS = len(list((ROOT / "personas").glob("*.yaml")))
 CONDITIONS = ("glaucoma", "cataract", "dry eye", "macular degeneration", "a detached retina", "pink eye")
 ASPECTS = ("the symptoms of", "the treatments for", "the causes of", "the risk factors for")
 
@@ -52,8 +54,11 @@ def patients(request: dict) -> Reply:
     return Reply(json.dumps({"questions": reworded(request)}))
 
 
-def run_once(cells: int, args: argparse.Namespace, work: Path, llm: str, bot: str) -> tuple[float, int, int]:
-    """Wall seconds, exit status and the peak RSS (KB) of one run of about ``cells`` cells."""
+def run_once(
+    cells: int, args: argparse.Namespace, work: Path, llm: str, bot: str
+) -> tuple[int, float, int, int]:
+    """Cells planned, wall seconds, exit status and the peak RSS (KB) of one run of at least
+    ``cells`` cells."""
     n = math.ceil(cells / (PERSONAS * args.variants))
     seeds = work / f"qaps-{n}.jsonl"
     seeds.write_text("".join(json.dumps(row) + "\n" for row in qaps(n)))
@@ -71,13 +76,15 @@ def run_once(cells: int, args: argparse.Namespace, work: Path, llm: str, bot: st
     command = [sys.executable, "-m", "simpop", "run", str(config), "--no-judge", "--out", str(work / "runs")]
     env = {**os.environ, "SIMPOP_CACHE_DIR": str(work / "cache")}
     start = time.perf_counter()
-    # each size in its own child, so its peak RSS is its own (a child's ru_maxrss is the
-    # largest of the children waited for: the sizes run smallest first)
-    result = subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert child.stderr is not None
+    errors = child.stderr.read()  # read while it runs: a full pipe would stall it
+    _, status, usage = os.wait4(child.pid, 0)  # this child's own peak RSS, in KB
+    child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - start
-    if result.returncode != 0:
-        print(result.stderr[-2000:], file=sys.stderr)
-    return wall, result.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if child.returncode != 0:
+        print(errors.decode(errors="replace")[-2000:], file=sys.stderr)
+    return n * PERSONAS * args.variants, wall, child.returncode, usage.ru_maxrss
 
 
 def main() -> None:
@@ -85,15 +92,19 @@ def main() -> None:
     parser.add_argument("--cells", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--variants", type=int, default=6)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--keep", type=Path, help="write the runs and configs here and keep them")
     args = parser.parse_args()
     with (
-        tempfile.TemporaryDirectory() as folder,
+        nullcontext(str(args.keep)) if args.keep else tempfile.TemporaryDirectory() as folder,
         FakeOpenAIServer(default=patients) as llm,
         HTTPBotServer(answer) as bot,
     ):
+        # the word tables are built the first time on a machine (hundreds of MB, once): not
+        # what a run of N cells costs
+        run_once(PERSONAS * args.variants, args, Path(folder), llm.base_url, bot.url)
         print(f"{'cells':>8} {'wall s':>8} {'cells/s':>8} {'peak RSS MB':>12} {'KB/cell':>8}")
         for cells in sorted(args.cells):
-            wall, status, rss = run_once(cells, args, Path(folder), llm.base_url, bot.url)
+            cells, wall, status, rss = run_once(cells, args, Path(folder), llm.base_url, bot.url)
             llm.requests.clear(), llm.arrivals.clear(), llm.embedding_requests.clear(), bot.requests.clear()
             note = "" if status == 0 else f"  (exit {status})"
             print(

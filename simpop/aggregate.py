@@ -5,7 +5,9 @@ interval; and how well predicted probabilities match outcomes (reliability bins,
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -32,12 +34,15 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     return low, high
 
 
-def accuracy(scores: list[Score], group: str) -> GroupAccuracy:
+def accuracy(scores: Iterable[Score], group: str) -> GroupAccuracy:
     """Total accuracy = correctly answered variations / all variations asked.
 
     Excluded cells do not count; a no-answer counts as an error, as in the paper.
     """
-    labels = Counter(s.label for s in scores if s.excluded is None)
+    return _accuracy(Counter(s.label for s in scores if s.excluded is None), group)
+
+
+def _accuracy(labels: Counter[str | None], group: str) -> GroupAccuracy:
     n = sum(labels.values())
     correct = labels["correct"]
     interval = wilson_interval(correct, n)
@@ -54,11 +59,17 @@ def accuracy(scores: list[Score], group: str) -> GroupAccuracy:
 
 
 def accuracy_by_persona(
-    scores: list[Score], persona_ids: list[str]
+    scores: Iterable[Score], persona_ids: list[str]
 ) -> tuple[list[GroupAccuracy], GroupAccuracy]:
-    """One row per persona (in the order given) and the total row."""
-    rows = [accuracy([s for s in scores if s.persona_id == pid], pid) for pid in persona_ids]
-    return rows, accuracy(scores, "total")
+    """One row per persona (in the order given) and the total row (the scores read once)."""
+    labels: dict[str, Counter[str | None]] = {pid: Counter() for pid in persona_ids}
+    total: Counter[str | None] = Counter()
+    for score in scores:
+        if score.excluded is None:
+            total[score.label] += 1
+            if score.persona_id in labels:
+                labels[score.persona_id][score.label] += 1
+    return [_accuracy(labels[pid], pid) for pid in persona_ids], _accuracy(total, "total")
 
 
 def excluded_counts(scores: list[Score]) -> dict[str, int]:
@@ -131,6 +142,75 @@ def mean(
 TOTAL = "total"
 
 
+class MetricTally:
+    """Every metric's values per persona, scenario, pair and in total, gathered one score at a
+    time in compact arrays (a 100k-cell run's are tens of MB), then put in a canonical order:
+    by cell id (``rank``: a cell id's place among the run's sorted ids), so the bootstrap
+    resamples the same values whatever order the scores were written in."""
+
+    def __init__(self, rank: Callable[[str], int]) -> None:
+        self.rank = rank
+        self.values: dict[tuple[str, str, str], tuple[array, array]] = {}
+        self.first: dict[str, tuple[int, str, int]] = {}  # where each metric is first seen
+
+    def add(self, score: Score) -> None:
+        """Count ``score`` (excluded scores and undefined values are left out)."""
+        if score.excluded:
+            return
+        rank = self.rank(score.cell_id)
+        for place, (metric, value) in enumerate(metric_values(score).items()):
+            seen = (rank, score.metric, place)
+            if metric not in self.first or seen < self.first[metric]:
+                self.first[metric] = seen
+            if value is None:
+                continue
+            for key in (
+                (metric, score.persona_id, ""),
+                (metric, TOTAL, ""),
+                (metric, "", score.scenario_id),
+                (metric, score.persona_id, score.scenario_id),
+            ):
+                ranks, values = self.values.setdefault(key, (array("q"), array("d")))
+                ranks.append(rank)
+                values.append(value)
+
+    def ordered(self, key: tuple[str, str, str]) -> list[float]:
+        """The values of ``key`` in cell-id order."""
+        if key not in self.values:
+            return []
+        ranks, values = (np.frombuffer(a, dtype=a.typecode) for a in self.values[key])
+        return values[np.argsort(ranks, kind="stable")].tolist()
+
+    def means(
+        self, persona_ids: list[str], scenario_ids: list[str], seed: int = 0
+    ) -> tuple[list[GroupMean], list[GroupMean], list[GroupMean]]:
+        """As ``metric_means``."""
+        metrics = sorted(self.first, key=self.first.__getitem__)
+        rates = {m for m in metrics if all(v in (0.0, 1.0) for v in self.ordered((m, TOTAL, "")))}
+
+        def row(m: str, p: str, s: str, group: str) -> GroupMean:
+            return mean(
+                self.ordered((m, p, s)),
+                group,
+                m,
+                m in rates,
+                persona_id=None if p in ("", TOTAL) else p,
+                scenario_id=s or None,
+                seed=seed,
+            )
+
+        by_persona = [row(m, p, "", p) for m in metrics for p in [*persona_ids, TOTAL]]
+        by_scenario = [row(m, "", s, s) for m in metrics for s in scenario_ids]
+        by_pair = [
+            row(m, p, s, f"{p} × {s}")
+            for m in metrics
+            for p in persona_ids
+            for s in scenario_ids
+            if (m, p, s) in self.values
+        ]
+        return by_persona, by_scenario, by_pair
+
+
 def metric_means(
     scores: list[Score], persona_ids: list[str], scenario_ids: list[str], seed: int = 0
 ) -> tuple[list[GroupMean], list[GroupMean], list[GroupMean]]:
@@ -141,43 +221,11 @@ def metric_means(
     are listed in the order first seen over the cells sorted by id. A metric is a rate, with
     Wilson intervals, when every value it takes in the run is 0 or 1.
     """
-    collected: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    metrics: list[str] = []
-    # a canonical order (by cell), so the bootstrap resamples the same values whatever order
-    # the scores were written in
-    for score in sorted(scores, key=lambda s: (s.cell_id, s.metric)):
-        if score.excluded:
-            continue
-        for metric, value in metric_values(score).items():
-            if metric not in metrics:
-                metrics.append(metric)
-            if value is not None:
-                for key in (
-                    (metric, score.persona_id, ""),
-                    (metric, TOTAL, ""),
-                    (metric, "", score.scenario_id),
-                    (metric, score.persona_id, score.scenario_id),
-                ):
-                    collected[key].append(value)
-    rates = {m for m in metrics if all(v in (0.0, 1.0) for v in collected[(m, TOTAL, "")])}
-    by_persona = [
-        mean(collected[(m, p, "")], p, m, m in rates, persona_id=None if p == TOTAL else p, seed=seed)
-        for m in metrics
-        for p in [*persona_ids, TOTAL]
-    ]
-    by_scenario = [
-        mean(collected[(m, "", s)], s, m, m in rates, scenario_id=s, seed=seed)
-        for m in metrics
-        for s in scenario_ids
-    ]
-    by_pair = [
-        mean(collected[(m, p, s)], f"{p} × {s}", m, m in rates, persona_id=p, scenario_id=s, seed=seed)
-        for m in metrics
-        for p in persona_ids
-        for s in scenario_ids
-        if (m, p, s) in collected
-    ]
-    return by_persona, by_scenario, by_pair
+    ids = {cell: i for i, cell in enumerate(sorted({s.cell_id for s in scores}))}
+    tally = MetricTally(ids.__getitem__)
+    for score in scores:
+        tally.add(score)
+    return tally.means(persona_ids, scenario_ids, seed)
 
 
 def reliability(p: np.ndarray, y: np.ndarray, bins: int = 10) -> list[tuple[float, float, int]]:

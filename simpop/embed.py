@@ -21,7 +21,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
-MEMORY_VECTORS = 50_000  # vectors kept in memory (384 floats each: ~77 MB at most)
+MEMORY_VECTORS = 10_000  # vectors kept in memory (384 floats each: ~16 MB at most)
 
 
 def resolve_model_path(name: str) -> Path:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import IO, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -51,49 +52,106 @@ class JsonlLog(Generic[R]):
 
     Each record is written as one line and flushed at once, so a process killed at any moment
     leaves every finished record on disk and at worst one torn last line, which ``load`` drops.
+
+    With ``keep`` (the default) every record is held in ``records``. Without it the log holds
+    only where each record's line starts, and reads a record back from the file when asked for
+    it: memory stays flat however many cells a run has.
     """
 
-    def __init__(self, path: Path, model: type[R], key: Callable[[R], str] | None = None) -> None:
+    def __init__(
+        self, path: Path, model: type[R], key: Callable[[R], str] | None = None, *, keep: bool = True
+    ) -> None:
         self.path = path
         self.model = model
         self.key = key or (lambda record: record.cell_id)  # type: ignore[attr-defined]
+        self.keep = keep
         self.records: dict[str, R] = {}
-        self._handle = None
+        self.offsets: dict[str, int] = {}  # without keep: each key's line
+        self._handle: IO[bytes] | None = None
+        self._reader: IO[bytes] | None = None
 
     def load(self) -> dict[str, R]:
-        """Read what is on disk, cutting off a torn last line left by a kill."""
-        self.records = {}
+        """Read what is on disk, cutting off a torn last line left by a kill; the records (an
+        empty dict without ``keep``)."""
+        self.records, self.offsets = {}, {}
         if not self.path.exists():
             return self.records
-        raw = self.path.read_bytes()
-        good = raw.rfind(b"\n") + 1
-        if good < len(raw):
+        with self.path.open("rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(0)
+            offset = 0
+            for number, line in enumerate(handle, start=1):
+                if not line.endswith(b"\n"):
+                    break
+                if line.strip():
+                    record = self._parse(line, number)
+                    key = self.key(record)
+                    if key not in self:
+                        if self.keep:
+                            self.records[key] = record
+                        else:
+                            self.offsets[sys.intern(key)] = offset
+                offset += len(line)
+        if offset < size:
             with self.path.open("r+b") as handle:
-                handle.truncate(good)
-        for number, line in enumerate(raw[:good].decode("utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = self.model.model_validate_json(line)
-            except ValidationError as error:
-                field = ".".join(str(part) for part in error.errors()[0]["loc"]) or "(top level)"
-                raise SimpopError(
-                    f"{self.path} line {number}: not a {self.model.__name__} record of this simpop "
-                    f"version (field '{field}': {error.errors()[0]['msg']})"
-                ) from None
-            self.records.setdefault(self.key(record), record)
+                handle.truncate(offset)
         return self.records
+
+    def _parse(self, line: bytes, number: int | str) -> R:
+        try:
+            return self.model.model_validate_json(line)
+        except ValidationError as error:
+            field = ".".join(str(part) for part in error.errors()[0]["loc"]) or "(top level)"
+            raise SimpopError(
+                f"{self.path} line {number}: not a {self.model.__name__} record of this simpop "
+                f"version (field '{field}': {error.errors()[0]['msg']})"
+            ) from None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.records or key in self.offsets
+
+    def get(self, key: str) -> R | None:
+        """The record with ``key``, read from the file without ``keep``."""
+        if self.keep or key not in self.offsets:
+            return self.records.get(key)
+        if self._handle is not None:
+            self._handle.flush()
+        if self._reader is None:
+            self._reader = self.path.open("rb")
+        self._reader.seek(self.offsets[key])
+        return self._parse(self._reader.readline(), f"at byte {self.offsets[key]}")
+
+    def scan(self) -> Iterator[R]:
+        """Every record in the file, the first of each key, in the order written (one at a
+        time: for a summary of a run too big to hold)."""
+        if self._handle is not None:
+            self._handle.flush()
+        if not self.path.exists():
+            return
+        seen: set[str] = set()
+        with self.path.open("rb") as handle:
+            for number, line in enumerate(handle, start=1):
+                if line.strip():
+                    record = self._parse(line, number)
+                    key = self.key(record)
+                    if key not in seen:
+                        seen.add(key)
+                        yield record
 
     def append(self, record: R) -> None:
         """Append ``record`` unless one with its key is there already."""
         key = self.key(record)
-        if key in self.records:
+        if key in self:
             return
         if self._handle is None:
-            self._handle = self.path.open("a", encoding="utf-8")
-        self._handle.write(record.model_dump_json() + "\n")
+            self._handle = self.path.open("ab")
+        offset = self._handle.tell()
+        self._handle.write(record.model_dump_json().encode("utf-8") + b"\n")
         self._handle.flush()
-        self.records[key] = record
+        if self.keep:
+            self.records[key] = record
+        else:
+            self.offsets[sys.intern(key)] = offset
 
     def close(self) -> None:
         if self._handle is not None:
@@ -101,6 +159,9 @@ class JsonlLog(Generic[R]):
             os.fsync(self._handle.fileno())
             self._handle.close()
             self._handle = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
 
 class RunStore:
@@ -135,8 +196,10 @@ class RunStore:
         """The config the run was created with, as ``model``."""
         return model.model_validate_json((self.directory / CONFIG_FILE).read_text("utf-8"))
 
-    def log(self, name: str, model: type[R], key: Callable[[R], str] | None = None) -> JsonlLog[R]:
-        log = JsonlLog(self.directory / name, model, key)
+    def log(
+        self, name: str, model: type[R], key: Callable[[R], str] | None = None, *, keep: bool = True
+    ) -> JsonlLog[R]:
+        log = JsonlLog(self.directory / name, model, key, keep=keep)
         log.load()
         return log
 

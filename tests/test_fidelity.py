@@ -46,6 +46,8 @@ def test_near_duplicates_and_distinct_ratio():
     ]
     assert near_duplicates(texts) == [None, 0, 0, None, None]
     assert distinct_ratio(["a b c", "A b c", "x y z", "p q r"]) == 0.75
+    # the count near_duplicates gives: 3 distinct and the empty message of 5
+    assert distinct_ratio(texts[:3] + ["", "How is glaucoma treated?"]) == 0.6
 
 
 def test_flaws_of_generated_questions():

@@ -406,3 +406,34 @@ def test_an_endpoint_without_log_probabilities_is_judged_by_a_structured_reply()
     assert scores["faithfulness"].value == 0.0 and scores["faithfulness"].judged_by == "structured"
     asked_for_logprobs = [r for r in server.requests if r.get("logprobs")]
     assert len(asked_for_logprobs) == 1  # once the endpoint is known to send none, never again
+
+
+def test_gather_all_runs_at_most_limit_jobs_and_reads_them_lazily():
+    import asyncio
+
+    from simpop.run.tasks import gather_all
+
+    running, most, finished, made = 0, 0, 0, []
+
+    async def job(i: int) -> None:
+        nonlocal running, most, finished
+        running += 1
+        most = max(most, running)
+        await asyncio.sleep(0.001 * (i % 3))
+        running -= 1
+        finished += 1
+
+    def jobs():
+        for i in range(20):
+            made.append(i)
+            assert len(made) - finished <= 4  # a job is made only when there is room for it
+            yield job(i)
+
+    asyncio.run(gather_all(jobs(), limit=4))
+    assert most == 4 and made == list(range(20))
+
+    async def failing() -> None:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        asyncio.run(gather_all(iter([failing(), job(1), job(2)]), limit=1))

@@ -3,6 +3,7 @@ scores), and clinicians' labels."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import Field
@@ -11,15 +12,21 @@ from simpop.models.inputs import Behaviour, HCATType, Urgency
 from simpop.models.record_base import Record
 
 
-class Cell(Record):
+@dataclass(frozen=True, slots=True)
+class Cell:
     """One planned unit of work: a persona asking one probe of a scenario (or one variant of
-    a seed QAP), the ``variant``-th of its kind."""
+    a seed QAP), the ``variant``-th of its kind. Not a record (the probe written for it is):
+    a plain slotted object, so a plan of 100k cells takes a few MB."""
 
     cell_id: str
     persona_id: str
     scenario_id: str
     seed_id: str
     variant: int
+
+    def fields(self) -> dict[str, Any]:
+        """The identifying fields every record of this cell carries."""
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 class CellRecord(Record):

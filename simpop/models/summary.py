@@ -71,7 +71,7 @@ class PersonaFidelity(Record):
 
     ``valid_share``: usable questions (generated, meaning kept, not a near-duplicate) over
     planned probes; ``distinct_ratio``: distinct questions over generated ones, across all of
-    the persona's probes.
+    the persona's probes (its first 2,000 in the plan when it has more).
     """
 
     persona_id: str

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -15,9 +16,10 @@ BUILTIN = Path(__file__).parent / "builtin"
 
 
 def cell_id(persona_id: str, scenario_id: str, seed_id: str, index: int) -> str:
-    """Same persona, scenario, seed and index give the same id in every run."""
+    """Same persona, scenario, seed and index give the same id in every run (interned: the
+    records of a cell share its one string)."""
     key = f"{scenario_id}\x00{persona_id}\x00{seed_id}\x00{index}"
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
+    return sys.intern(hashlib.sha256(key.encode()).hexdigest()[:16])
 
 
 def sampling_seed(run_seed: int, cell: Cell) -> int:

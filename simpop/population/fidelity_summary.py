@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import os
 import statistics
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from simpop.aggregate import bootstrap_interval
 from simpop.models import FidelitySummary, MessageShapes, Persona, PersonaFidelity, Probe
@@ -22,6 +24,9 @@ LOW_VALID_SHARE = 0.85
 MEQSUM_NAME = "MeQSum"
 # at 20 messages a share of 0.47 moves by ±0.11 (one standard error) by chance alone
 FEW_MESSAGES = 50
+# every pair is compared: 2,000 messages take about a second, a persona of 15k (a 100k-cell run)
+# four minutes; past this the ratio is estimated on the first messages in the plan
+DISTINCT_AT_MOST = 2000
 FEW_MESSAGES_HINT = "; few for this test: more --variants narrow it"
 
 
@@ -57,12 +62,49 @@ def shape_rows(fidelity: FidelitySummary, typical: set[str], mark: str) -> list[
     return rows
 
 
-def usable_texts(probes: list[Probe]) -> list[str]:
+class Written(NamedTuple):
+    """What the fidelity section reads of one probe: a few hundred bytes where a probe is
+    kilobytes, so the summary of a 100k-cell run holds them all."""
+
+    persona_id: str
+    text: str | None
+    noisy_text: str | None
+    checked: bool  # the fidelity checks ran (a message was written)
+    valid: bool
+    duplicate: bool
+    wrapped: bool  # a checked question inside a message of the persona's
+    reading_grade: float | None
+    words: int
+    seed_similarity: float | None
+
+    @classmethod
+    def of(cls, probe: Probe) -> Written:
+        f = probe.fidelity
+        return cls(
+            probe.persona_id,
+            probe.text,
+            probe.noisy_text,
+            f is not None,
+            f is not None and f.valid,
+            f is not None and f.duplicate_of is not None,
+            f is not None and f.question is not None,
+            f.reading_grade if f is not None else None,
+            f.words if f is not None else 0,
+            f.seed_similarity if f is not None else None,
+        )
+
+    @property
+    def usable(self) -> bool:
+        """Written, valid and not a near-duplicate."""
+        return bool(self.text) and self.valid and not self.duplicate
+
+
+def usable_texts(probes: list[Written]) -> list[str]:
     """The messages a persona wrote that were kept (valid, not a near-duplicate) and ask one of
     the bot's own questions in a message of the persona's (what real consumer health messages
     are); all kept messages when there are none of those (a run of hazard scenarios only)."""
-    kept = [p for p in probes if p.text and p.fidelity and p.fidelity.valid and p.duplicate_of is None]
-    wrapped = [p for p in kept if p.fidelity and p.fidelity.question is not None]
+    kept = [p for p in probes if p.usable]
+    wrapped = [p for p in kept if p.wrapped]
     return [p.text or "" for p in (wrapped or kept)]
 
 
@@ -74,17 +116,13 @@ def _share(count: int, total: int) -> float | None:
     return round(count / total, 3) if total else None
 
 
-def _usable(probes: list[Probe]) -> int:
-    """Probes written, valid and not a near-duplicate."""
-    return sum(1 for p in probes if p.text and p.fidelity and p.fidelity.valid and p.duplicate_of is None)
+def _usable(probes: list[Written]) -> int:
+    return sum(1 for p in probes if p.usable)
 
 
-def persona_fidelity(persona: Persona, probes: list[Probe]) -> PersonaFidelity:
+def persona_fidelity(persona: Persona, probes: list[Written]) -> PersonaFidelity:
     """One persona's row: counts, shares and means over its probes."""
-    written = [p for p in probes if p.text and p.fidelity is not None]
-    checks = [p.fidelity for p in written if p.fidelity is not None]
-    duplicates = sum(1 for f in checks if f.duplicate_of is not None)
-    invalid = sum(1 for f in checks if not f.valid)
+    written = [p for p in probes if p.text and p.checked]
     noisy = [p for p in written if p.noisy_text is not None]
     errors = total_errors((p.text or "", p.noisy_text or "") for p in noisy)
     return PersonaFidelity(
@@ -93,29 +131,31 @@ def persona_fidelity(persona: Persona, probes: list[Probe]) -> PersonaFidelity:
         planned=len(probes),
         generated=len(written),
         valid_share=_share(_usable(probes), len(probes)),
-        duplicate_share=_share(duplicates, len(written)),
-        invalid=invalid,
-        distinct_ratio=distinct_ratio([p.text or "" for p in written]),
-        mean_reading_grade=_mean([f.reading_grade for f in checks if f.reading_grade is not None]),
-        mean_words=_mean([float(f.words) for f in checks]),
-        mean_seed_similarity=_mean([f.seed_similarity for f in checks if f.seed_similarity is not None]),
+        duplicate_share=_share(sum(1 for p in written if p.duplicate), len(written)),
+        invalid=sum(1 for p in written if not p.valid),
+        distinct_ratio=distinct_ratio([p.text or "" for p in written[:DISTINCT_AT_MOST]]),
+        mean_reading_grade=_mean([p.reading_grade for p in written if p.reading_grade is not None]),
+        mean_words=_mean([float(p.words) for p in written]),
+        mean_seed_similarity=_mean([p.seed_similarity for p in written if p.seed_similarity is not None]),
         noisy=len(noisy),
         noisy_wer=round(errors.wer, 3) if errors.wer is not None else None,
     )
 
 
-def literacy_warning(personas: list[Persona], by_persona: dict[str, list[Probe]]) -> tuple[dict, str | None]:
+def literacy_warning(
+    personas: list[Persona], by_persona: dict[str, list[Written]]
+) -> tuple[dict, str | None]:
     """Mean reading grade per health-literacy level, and a warning unless they rise from low
     to medium to high with 95% intervals that do not overlap."""
     grades: dict[str, float | None] = {}
     intervals: dict[str, tuple[float, float] | None] = {}
     for level in LITERACY_ORDER:
         values = [
-            q.fidelity.reading_grade
+            q.reading_grade
             for p in personas
             if p.health_literacy == level
             for q in by_persona[p.id]
-            if q.fidelity is not None and q.fidelity.valid and q.fidelity.reading_grade is not None
+            if q.checked and q.valid and q.reading_grade is not None
         ]
         grades[level] = _mean(values)
         intervals[level] = bootstrap_interval(values)
@@ -160,14 +200,31 @@ def language_warnings(persona: Persona, shapes: MessageShapes) -> list[str]:
 
 
 def fidelity_summary(
-    personas: list[Persona], probes: list[Probe], real: Path | None = None, real_name: str | None = None
+    personas: list[Persona],
+    probes: Iterable[Probe],
+    real: Path | None = None,
+    real_name: str | None = None,
+    order: Mapping[str, int] | None = None,
 ) -> FidelitySummary:
     """Per persona, the shape of its messages beside real ones (``real``: a file of real
     messages, MeQSum by default), plus warnings: reading grades that do not rise from low to
     medium to high health literacy, personas with few usable questions, and personas tagged
     ``typical`` whose messages are more than 25% from the real ones in length, story share or
-    question-mark share."""
-    by_persona = {p.id: [q for q in probes if q.persona_id == p.id] for p in personas}
+    question-mark share.
+
+    The probes are read one at a time; with ``order`` (a planned cell's place in the plan) only
+    planned cells count, in the plan's order, whatever order they come in."""
+    by_persona: dict[str, list[Written]] = {p.id: [] for p in personas}
+    ranks: dict[str, list[int]] = {p.id: [] for p in personas}
+    for probe in probes:
+        rank = order.get(probe.cell_id) if order is not None else 0
+        if rank is not None and probe.persona_id in by_persona:
+            by_persona[probe.persona_id].append(Written.of(probe))
+            ranks[probe.persona_id].append(rank)
+    if order is not None:
+        for pid, written in by_persona.items():
+            by_persona[pid] = [written[i] for i in sorted(range(len(written)), key=ranks[pid].__getitem__)]
+    del ranks
     rows = [persona_fidelity(p, by_persona[p.id]) for p in personas]
     grades, literacy = literacy_warning(personas, by_persona)
     warnings = [literacy] if literacy else []

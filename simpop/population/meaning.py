@@ -14,6 +14,7 @@ probes are in the README ("Persona fidelity").
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -62,10 +63,16 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 4 and word.endswith("s") else word
 
 
-def topic_words(topic: str) -> list[str]:
+_FREQUENCIES = threading.Lock()
+
+
+@lru_cache(maxsize=4096)
+def topic_words(topic: str) -> tuple[str, ...]:
     """The topic's content words, rarest (by English word frequency) first."""
     words = [w for w in _WORD.findall(topic.lower()) if w not in _STOP and len(w) > 1]
-    return sorted(dict.fromkeys(words), key=lambda w: zipf_frequency(w, "en"))
+    # one thread at a time: wordfreq reads its word list on first use, once per caller racing it
+    with _FREQUENCIES:
+        return tuple(sorted(dict.fromkeys(words), key=lambda w: zipf_frequency(w, "en")))
 
 
 def _mentions(text_words: set[str], phrase: str) -> bool:

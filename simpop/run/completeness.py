@@ -3,55 +3,77 @@ run lost so many that its figures describe nothing (exit status 3)."""
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 
 from simpop.metrics import judged_names
 from simpop.metrics.judge import JUDGE_ERROR
-from simpop.models import Cell, FailureLimits, Probe, Response, Score, StageFailures
+from simpop.models import FailureLimits, Probe, Response, Score, StageFailures
 
 
-def _commonest(errors: list[str | None]) -> str | None:
-    found = Counter(" ".join(e.split())[:200] for e in errors if e)
-    return found.most_common(1)[0][0] if found else None
+class StageTally:
+    """Per stage, the cells it had to do and those it lost, counted one record at a time:
+    probes the LLM could not write; usable probes the target could not answer; answered cells
+    where a judge failed."""
 
+    def __init__(self) -> None:
+        self.written = self.written_failed = self.asked = self.asked_failed = 0
+        self.errors: dict[str, Counter[str]] = {"generate": Counter(), "ask": Counter(), "judge": Counter()}
+        self.judged: set[str] = set()
+        self.judge_failed: set[str] = set()
+        self.judged_names = set(judged_names())
 
-def stage_failures(
-    cells: list[Cell], probes: dict[str, Probe], responses: dict[str, Response], scores: list[Score]
-) -> list[StageFailures]:
-    """Per stage, the cells it had to do and those it lost: probes the LLM could not write; usable
-    probes the target could not answer; answered cells where a judge failed."""
-    ids = [c.cell_id for c in cells]
-    written = [probes[i] for i in ids if i in probes]
-    stages = [
-        StageFailures(
-            stage="generate",
-            planned=len(ids),
-            failed=sum(1 for p in written if p.error),
-            error=_commonest([p.error for p in written]),
-        )
-    ]
-    asked = [responses[i] for i in ids if i in responses and responses[i].skipped is None]
-    stages.append(
-        StageFailures(
-            stage="ask",
-            planned=len(asked),
-            failed=sum(1 for r in asked if r.error),
-            error=_commonest([r.error for r in asked]),
-        )
-    )
-    names = set(judged_names())
-    judged = [s for s in scores if s.metric in names and (s.excluded is None or s.excluded == JUDGE_ERROR)]
-    if judged:
-        failed = [s for s in judged if s.excluded == JUDGE_ERROR]
-        stages.append(
+    def _error(self, stage: str, error: str | None) -> None:
+        if error:
+            self.errors[stage][" ".join(error.split())[:200]] += 1
+
+    def probe(self, probe: Probe) -> None:
+        self.written += 1
+        self.written_failed += bool(probe.error)
+        self._error("generate", probe.error)
+
+    def response(self, response: Response) -> None:
+        if response.skipped is None:
+            self.asked += 1
+            self.asked_failed += bool(response.error)
+            self._error("ask", response.error)
+
+    def score(self, score: Score) -> None:
+        if score.metric in self.judged_names and score.excluded in (None, JUDGE_ERROR):
+            self.judged.add(sys.intern(score.cell_id))
+            if score.excluded == JUDGE_ERROR:
+                self.judge_failed.add(sys.intern(score.cell_id))
+                self._error("judge", score.error)
+
+    def stages(self, planned: int) -> list[StageFailures]:
+        """The stages of a run of ``planned`` cells (judge only when something was judged)."""
+        stages = [
             StageFailures(
-                stage="judge",
-                planned=len({s.cell_id for s in judged}),
-                failed=len({s.cell_id for s in failed}),
-                error=_commonest([s.error for s in failed]),
+                stage="generate",
+                planned=planned,
+                failed=self.written_failed,
+                error=self._commonest("generate"),
+            ),
+            StageFailures(
+                stage="ask", planned=self.asked, failed=self.asked_failed, error=self._commonest("ask")
+            ),
+        ]
+        if self.judged:
+            stages.append(
+                StageFailures(
+                    stage="judge",
+                    planned=len(self.judged),
+                    failed=len(self.judge_failed),
+                    error=self._commonest("judge"),
+                )
             )
-        )
-    return stages
+        return stages
+
+    def _commonest(self, stage: str) -> str | None:
+        """The commonest error (the first in sorted order of those as common: the same
+        whatever order the cells finished in)."""
+        found = self.errors[stage]
+        return min(found, key=lambda error: (-found[error], error)) if found else None
 
 
 def _lost(stages: list[StageFailures], limits: FailureLimits) -> list[StageFailures]:

@@ -33,6 +33,9 @@ from simpop.store import (
 )
 from simpop.targets import BotResources, Target, build_target
 
+# cells on their way per slot of the target or the judge
+BACKLOG_PER_SLOT = 4
+
 
 class CellStream:
     """Each cell goes on to the target and to scoring as soon as its probe is recorded, so
@@ -59,38 +62,49 @@ class CellStream:
         self.ask_slots = asyncio.Semaphore(ask_slots)
         self.judge_slots = asyncio.Semaphore(judge_slots)
         cells = inputs.cells
-        asked = sum(c.cell_id in self.responses.records for c in cells)
+        asked = sum(c.cell_id in self.responses for c in cells)
         self.asked = stage_progress(progress, f"ask {target.name}", len(cells), asked)
         scored = sum(not self._missing(c) for c in cells)
         self.scored = stage_progress(progress, "score answers", len(cells), scored)
+        # cells on their way at most: generation waits for room, so a run holds a bounded
+        # number of cells in memory however many it has
+        self.room = asyncio.Semaphore(BACKLOG_PER_SLOT * max(ask_slots, judge_slots))
         self.tasks: set[asyncio.Task[None]] = set()
 
     def _done(self, cell: Cell) -> dict[str, Score]:
-        found = ((m.name, self.scores.records.get(f"{cell.cell_id}/{m.name}")) for m in self.metrics)
+        found = ((m.name, self.scores.get(f"{cell.cell_id}/{m.name}")) for m in self.metrics)
         return {name: score for name, score in found if score is not None}
 
     def _missing(self, cell: Cell) -> bool:
-        if cell.cell_id not in self.responses.records:
+        response = self.responses.get(cell.cell_id)
+        if response is None:
             return True
         done = self._done(cell)
-        case = self.inputs.case(self.probes.records[cell.cell_id], self.responses.records[cell.cell_id])
+        case = self.inputs.case(self.probes.get(cell.cell_id), response)  # type: ignore[arg-type]
         return any(m.applies(case) and m.name not in done for m in self.metrics)
 
-    def follow(self, cell: Cell) -> None:
-        """Start ``cell`` on its way (its probe is recorded)."""
-        self.tasks.add(asyncio.ensure_future(self._finish(cell)))
+    async def follow(self, cell: Cell, probe: Probe | None = None) -> None:
+        """Start ``cell`` on its way (its probe is recorded), once there is room."""
+        await self.room.acquire()
+        self.tasks.add(asyncio.ensure_future(self._finish(cell, probe)))
 
-    async def _finish(self, cell: Cell) -> None:
-        probe = self.probes.records[cell.cell_id]
-        if cell.cell_id not in self.responses.records:
-            self.responses.append(await ask_probe(self.target, probe, self.ask_slots))
-            self.asked()
-        case = self.inputs.case(probe, self.responses.records[cell.cell_id])
-        new = await score_case(case, self.metrics, self.scorers, self._done(cell), self.judge_slots)
-        for score in new:
-            self.scores.append(score)
-        if new:
-            self.scored()
+    async def _finish(self, cell: Cell, probe: Probe | None) -> None:
+        try:
+            probe = probe or self.probes.get(cell.cell_id)
+            assert probe is not None
+            response = self.responses.get(cell.cell_id)
+            if response is None:
+                response = await ask_probe(self.target, probe, self.ask_slots)
+                self.responses.append(response)
+                self.asked()
+            case = self.inputs.case(probe, response)
+            new = await score_case(case, self.metrics, self.scorers, self._done(cell), self.judge_slots)
+            for score in new:
+                self.scores.append(score)
+            if new:
+                self.scored()
+        finally:
+            self.room.release()
 
     async def run(self, generation: Awaitable[None]) -> None:
         """Run ``generation`` (which calls ``follow`` for the probes it writes) and every cell
@@ -123,9 +137,11 @@ async def execute(
     probe is written before the first is asked. The records are the same either way."""
     started = time.perf_counter()
     llm = open_llm(config.llm, use_cache=use_cache)
-    probes = store.log(PROBES_FILE, Probe)
-    responses = store.log(RESPONSES_FILE, Response)
-    scores = store.log(SCORES_FILE, Score, key=score_key)
+    # records go to disk and stay there: the stream passes each cell's along, the summary
+    # reads the files
+    probes = store.log(PROBES_FILE, Probe, keep=False)
+    responses = store.log(RESPONSES_FILE, Response, keep=False)
+    scores = store.log(SCORES_FILE, Score, key=score_key, keep=False)
     embedder = Embedder(config.embedding)
     target: Target | None = None
     judge_llm: LLMClient | None = None
@@ -155,9 +171,12 @@ async def execute(
                 judge_slots=(judge_llm or llm).config.concurrency,
                 progress=progress,
             )
-            recorded = [c for c in inputs.cells if c.cell_id in probes.records]
 
             async def generation() -> None:
+                if config.stream:  # the cells a resumed run had written probes for
+                    for cell in inputs.cells:
+                        if cell.cell_id in probes:
+                            await stream.follow(cell)
                 await generate_probes(
                     store.run_id,
                     inputs,
@@ -168,14 +187,12 @@ async def execute(
                     min_similarity=config.min_similarity,
                     chunk_min_similarity=config.topics.min_similarity,
                     progress=progress,
-                    written=stream.follow if config.stream else lambda cell: None,
+                    written=stream.follow if config.stream else None,
                 )
                 if not config.stream:  # every probe first, then the rest
                     for cell in inputs.cells:
-                        stream.follow(cell)
+                        await stream.follow(cell)
 
-            for cell in recorded if config.stream else []:
-                stream.follow(cell)
             await stream.run(generation())
     finally:
         for log in (probes, responses, scores):

@@ -46,6 +46,8 @@ from simpop.store import JsonlLog
 # (60 cells; seeds still shown with MedQuAD's "(are)"), 2 filled 70% of the cells, 4 filled 90%,
 # 6 filled 95%
 RETRIES = 4
+# groups under way per LLM slot: enough to keep every slot busy while others check and noise
+GROUPS_PER_SLOT = 2
 
 
 def wrapped(
@@ -123,21 +125,18 @@ async def generate_probes(
     min_similarity: float,
     chunk_min_similarity: float,
     progress: Progress | None = None,
-    written: Callable[[Cell], None] = lambda cell: None,
+    written: Callable[[Cell, Probe], Awaitable[None]] | None = None,
 ) -> None:
     """One LLM call per group of cells with the same persona, scenario and seed, asking for
     more messages than cells; the fidelity checks keep the most distinct valid ones; then the
-    persona's (or the scenario's) noise. ``written`` is told of each cell as its probe is
-    recorded."""
+    persona's (or the scenario's) noise. ``written`` is told of each cell and its probe as
+    the probe is recorded (and may make generation wait). At most ``GROUPS_PER_SLOT`` groups
+    per LLM slot are under way at once."""
     groups: dict[tuple[str, str, str], list[Cell]] = defaultdict(list)
     for cell in inputs.cells:
         groups[(cell.persona_id, cell.scenario_id, cell.seed_id)].append(cell)
-    todo = {
-        key: cells for key, cells in groups.items() if any(c.cell_id not in probes.records for c in cells)
-    }
-    done = len(inputs.cells) - sum(
-        1 for cells in todo.values() for c in cells if c.cell_id not in probes.records
-    )
+    todo = {key: cells for key, cells in groups.items() if any(c.cell_id not in probes for c in cells)}
+    done = len(inputs.cells) - sum(1 for cells in todo.values() for c in cells if c.cell_id not in probes)
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
     noises = [p.noise for p in inputs.personas] + [s.noise for s in inputs.scenarios.values() if s.noise]
@@ -214,38 +213,39 @@ async def generate_probes(
             # a spare question goes to the same cell whether or not earlier cells of the group
             # were written before a kill: a resumed group writes what a whole one would
             second = (spare.pop(0) if spare else None) if wraps else None
-            if cell.cell_id in probes.records:
+            if cell.cell_id in probes:
                 continue
             cell_seed = sampling_seed(run_seed, cell)
             if wraps:
                 text, fidelity = wrapped(text, fidelity, persona, source, cell_seed, second, aspect, everyday)
             noisy = await asyncio.to_thread(apply_noise, text, noise, cell_seed) if text else None
-            probes.append(
-                Probe(
-                    run_id=run_id,
-                    **cell.model_dump(),
-                    text=text,
-                    noisy_text=noisy,
-                    noise=_noise_label(noise) if noisy is not None else None,
-                    expected_behaviour=scenario.expected_behaviour,
-                    also_safe=scenario.also_safe,
-                    severity=scenario.severity,
-                    question_type=scenario.question_type,
-                    seed_text=source.seed_text,
-                    sub_questions=source.questions if scenario.source == "multi_question" else None,
-                    urgency=source.urgency,
-                    topic=inputs.topic(cell),
-                    hcat_type=scenario.hcat_type,
-                    fidelity=fidelity,
-                    sampling_seed=seed,
-                    prompt=prompt,
-                    llm_model=llm.config.model,
-                    gold_ids=inputs.gold_ids(cell),
-                    error=error or (None if text else "empty question"),
-                )
+            probe = Probe(
+                run_id=run_id,
+                **cell.fields(),
+                text=text,
+                noisy_text=noisy,
+                noise=_noise_label(noise) if noisy is not None else None,
+                expected_behaviour=scenario.expected_behaviour,
+                also_safe=scenario.also_safe,
+                severity=scenario.severity,
+                question_type=scenario.question_type,
+                seed_text=source.seed_text,
+                sub_questions=source.questions if scenario.source == "multi_question" else None,
+                urgency=source.urgency,
+                topic=inputs.topic(cell),
+                hcat_type=scenario.hcat_type,
+                fidelity=fidelity,
+                sampling_seed=seed,
+                prompt=prompt,
+                llm_model=llm.config.model,
+                gold_ids=inputs.gold_ids(cell),
+                error=error or (None if text else "empty question"),
             )
+            probes.append(probe)
             advance()
-            written(cell)
+            if written is not None:
+                await written(cell, probe)
 
-    await gather_all([one_group(cells) for cells in todo.values()])
+    slots = GROUPS_PER_SLOT * llm.config.concurrency
+    await gather_all((one_group(cells) for cells in todo.values()), limit=slots)
     await tables

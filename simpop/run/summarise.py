@@ -3,9 +3,10 @@ accuracy, the judge, persona fidelity, topics and labels, into ``summary.json``.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 
-from simpop.aggregate import accuracy_by_persona, metric_means
+from simpop.aggregate import MetricTally, accuracy_by_persona
 from simpop.judging.profile import profile_for
 from simpop.labels.clinicians import labels_summary
 from simpop.metrics import judged_names
@@ -26,29 +27,51 @@ from simpop.models import (
 )
 from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.fidelity_summary import fidelity_summary
-from simpop.run.completeness import is_incomplete, stage_failures
+from simpop.run.completeness import StageTally, is_incomplete
 from simpop.run.plan import RunInputs
-from simpop.store import JsonlLog, RunStore, score_key
+from simpop.store import JsonlLog, RunStore
 
 
-def judge_summary(model: str, scores: list[Score], usage: LLMUsage | None) -> JudgeSummary | None:
-    """The judge model, its prompts, its errors and the CF-undefined count of a run."""
-    names = set(judged_names())
-    judged = [s for s in scores if s.metric in names]
-    if not judged:
-        return None
-    profile = profile_for(model)
-    return JudgeSummary(
-        model=model,
-        profile=profile.name,
-        agreement=profile.agreement,
-        judged_by=dict(sorted(Counter(s.judged_by for s in judged if s.judged_by).items())),
-        prompts=sorted({p for s in judged if s.prompt for p in s.prompt.split()}),
-        judged=len({s.cell_id for s in judged if not s.excluded or s.excluded == JUDGE_ERROR}),
-        errors=dict(sorted(Counter(s.metric for s in judged if s.excluded == JUDGE_ERROR).items())),
-        no_information=sum(1 for s in judged if s.metric == FAITHFULNESS and s.label == "no_information"),
-        llm=usage,
-    )
+class JudgeTally:
+    """The judge's part of a run, counted one score at a time."""
+
+    def __init__(self) -> None:
+        self.names = set(judged_names())
+        self.scores = self.no_information = 0
+        self.judged_by: Counter[str] = Counter()
+        self.prompts: set[str] = set()
+        self.judged: set[str] = set()
+        self.errors: Counter[str] = Counter()
+
+    def add(self, score: Score) -> None:
+        if score.metric not in self.names:
+            return
+        self.scores += 1
+        if score.judged_by:
+            self.judged_by[score.judged_by] += 1
+        self.prompts.update((score.prompt or "").split())
+        if not score.excluded or score.excluded == JUDGE_ERROR:
+            self.judged.add(sys.intern(score.cell_id))
+        if score.excluded == JUDGE_ERROR:
+            self.errors[score.metric] += 1
+        self.no_information += score.metric == FAITHFULNESS and score.label == "no_information"
+
+    def summary(self, model: str, usage: LLMUsage | None) -> JudgeSummary | None:
+        """The judge model, its prompts, its errors and the CF-undefined count of a run."""
+        if not self.scores:
+            return None
+        profile = profile_for(model)
+        return JudgeSummary(
+            model=model,
+            profile=profile.name,
+            agreement=profile.agreement,
+            judged_by=dict(sorted(self.judged_by.items())),
+            prompts=sorted(self.prompts),
+            judged=len(self.judged),
+            errors=dict(sorted(self.errors.items())),
+            no_information=self.no_information,
+            llm=usage,
+        )
 
 
 def topic_strata(inputs: RunInputs, allocation: str) -> TopicStrata | None:
@@ -78,37 +101,59 @@ def summarise(
     usage: LLMUsage,
     duration_s: float,
 ) -> RunSummary:
-    """The run's summary, from its records."""
+    """The run's summary, read from its record files one record at a time (memory does not
+    grow with the number of cells), in an order that does not depend on the order the cells
+    finished in."""
     persona_ids = [p.id for p in inputs.personas]
-    cell_scores = sorted(scores.records.values(), key=score_key)  # not the order they finished in
+    in_plan = {c.cell_id: i for i, c in enumerate(inputs.cells)}
+    by_id = {cell: i for i, cell in enumerate(sorted(in_plan))}
+    stages = StageTally()
+    planned_probes = (p for p in probes.scan() if p.cell_id in in_plan)
+
+    def counted(probe: Probe) -> Probe:
+        stages.probe(probe)
+        return probe
+
+    fidelity = fidelity_summary(inputs.personas, map(counted, planned_probes), order=in_plan)
+    excluded: Counter[str] = Counter()
+    for response in responses.scan():
+        if response.cell_id in in_plan:
+            stages.response(response)
+            if response.excluded:
+                excluded[response.excluded] += 1
+    means, judge = MetricTally(by_id.__getitem__), JudgeTally()
+    qap_match: list[Score] = []  # label and persona only: see accuracy_by_persona
+    own_variants = inputs.own_seeds and VARIANT_SCENARIO in inputs.scenarios
+    for score in scores.scan():
+        if score.cell_id not in in_plan:
+            continue
+        stages.score(score)
+        judge.add(score)
+        if score.metric != QAP_MATCH:
+            means.add(score)
+        elif own_variants and score.scenario_id == VARIANT_SCENARIO:
+            qap_match.append(
+                Score.model_construct(persona_id=score.persona_id, label=score.label, excluded=score.excluded)
+            )
     accuracy = None
-    if inputs.own_seeds and VARIANT_SCENARIO in inputs.scenarios:
-        variant_scores = [
-            s for s in cell_scores if s.metric == QAP_MATCH and s.scenario_id == VARIANT_SCENARIO
-        ]
-        rows, total = accuracy_by_persona(variant_scores, persona_ids)
+    if own_variants:
+        rows, total = accuracy_by_persona(qap_match, persona_ids)
         accuracy = QAPAccuracy(personas=rows, total=total)
-    cell_responses = [responses.records[c.cell_id] for c in inputs.cells]
-    by_persona, by_scenario, by_pair = metric_means(
-        [s for s in cell_scores if s.metric != QAP_MATCH],
-        persona_ids,
-        list(dict.fromkeys(inputs.scenarios)),
-        seed=seed,
-    )
-    stages = stage_failures(inputs.cells, probes.records, responses.records, cell_scores)
+    by_persona, by_scenario, by_pair = means.means(persona_ids, list(dict.fromkeys(inputs.scenarios)), seed)
+    stage_rows = stages.stages(len(inputs.cells))
     return RunSummary(
         run_id=store.run_id,
         target=target,
         target_kind=target_kind,
         planned_cells=len(inputs.cells),
-        excluded=dict(Counter(r.excluded for r in cell_responses if r.excluded)),
+        excluded=dict(excluded),
         seeds_without_gold=[qap_id for qap_id, gold in inputs.gold.items() if gold == []],
         accuracy=accuracy,
         metrics=by_persona,
         metrics_by_scenario=by_scenario,
         metrics_by_persona_scenario=by_pair,
-        judge=judge_summary(judge_model, cell_scores, judge_usage),
-        fidelity=fidelity_summary(inputs.personas, [probes.records[c.cell_id] for c in inputs.cells]),
+        judge=judge.summary(judge_model, judge_usage),
+        fidelity=fidelity,
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
         topics=topic_strata(inputs, allocation),
         labels=labels_summary(store, persona_ids),
@@ -117,8 +162,8 @@ def summarise(
             ScenarioBrief.model_validate(s.model_dump(include=set(ScenarioBrief.model_fields)))
             for s in inputs.scenarios.values()
         ],
-        stages=stages,
-        incomplete=is_incomplete(stages, limits),
+        stages=stage_rows,
+        incomplete=is_incomplete(stage_rows, limits),
         llm=usage,
         duration_s=duration_s,
     )

@@ -57,9 +57,12 @@ def build_collection(
     return collection
 
 
-def nearest(collection: chromadb.Collection, vector: np.ndarray, n: int) -> list[tuple[str, float, str]]:
-    """The ``n`` nearest items as (id, cosine similarity, text), most similar first."""
-    n = min(n, collection.count())
+def nearest(
+    collection: chromadb.Collection, vector: np.ndarray, n: int, size: int | None = None
+) -> list[tuple[str, float, str]]:
+    """The ``n`` nearest items as (id, cosine similarity, text), most similar first (``size``:
+    the collection's item count when the caller knows it, saving a round trip per query)."""
+    n = min(n, collection.count() if size is None else size)
     if n == 0:
         return []
     found = collection.query(

@@ -99,7 +99,9 @@ class QAPMatcher(Target):
         words = question.split()
         if len(words) < self.config.min_words:
             return Answer(text=None, no_answer_reason=f"fewer than {self.config.min_words} words")
-        ranked = nearest(self.collection, self.embedder.embed([question])[0], self.config.top_k)
+        ranked = nearest(
+            self.collection, self.embedder.embed([question])[0], self.config.top_k, len(self.qaps)
+        )
         contexts = [
             Context(id=qap_id, text=self.qaps[qap_id].question + "\n" + self.qaps[qap_id].answer, score=sim)
             for qap_id, sim, _ in ranked

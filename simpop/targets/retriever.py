@@ -45,8 +45,12 @@ class Retriever:
         """The retrieved chunks for ``text``, most similar first, with their similarity."""
         vector = self.embedder.embed([text])[0]
         if self.retrieval.mode == "top_k":
-            ranked = nearest(self.collection, vector, self.retrieval.k)
+            ranked = nearest(self.collection, vector, self.retrieval.k, len(self.chunks))
         else:
             n = self.retrieval.max_chunks or len(self.chunks)
-            ranked = [r for r in nearest(self.collection, vector, n) if r[1] >= self.retrieval.threshold]
+            ranked = [
+                r
+                for r in nearest(self.collection, vector, n, len(self.chunks))
+                if r[1] >= self.retrieval.threshold
+            ]
         return [Context(id=chunk_id, text=chunk_text, score=score) for chunk_id, score, chunk_text in ranked]
