@@ -21,20 +21,27 @@ M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", Persona, Scenario)
 
 
+def validation_problems(error: ValidationError) -> list[str]:
+    """Every problem as "field 'x': what", unknown fields first: a misspelled field is usually
+    the cause of the missing one it was meant to be."""
+    found = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    problems = []
+    for problem in found:
+        field = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+        kind = problem["type"]
+        what = {"extra_forbidden": "unknown field", "missing": "missing required field"}.get(
+            kind, problem["msg"]
+        )
+        problems.append(f"field '{field}': {what}")
+    return problems
+
+
 def describe_validation_error(source: str, error: ValidationError) -> str:
-    """One line naming the source and the first bad field."""
-    first = error.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    kind = first["type"]
-    if kind == "extra_forbidden":
-        problem = "unknown field"
-    elif kind == "missing":
-        problem = "missing required field"
-    else:
-        problem = first["msg"]
-    more = len(error.errors()) - 1
-    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-    return f"{source}: field '{field}': {problem}{suffix}"
+    """One line naming the source and the first bad field (an unknown one first)."""
+    problems = validation_problems(error)
+    more = len(problems) - 1
+    suffix = f" (and {more} more problem{'s' if more > 1 else ''}; --verbose lists them)" if more else ""
+    return f"{source}: {problems[0]}{suffix}"
 
 
 def validate(model: type[M], data: Any, source: str) -> M:
@@ -42,7 +49,8 @@ def validate(model: type[M], data: Any, source: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(describe_validation_error(source, error)) from None
+        details = tuple(f"{source}: {p}" for p in validation_problems(error))
+        raise ConfigError(describe_validation_error(source, error), details) from None
 
 
 def read_yaml(path: Path) -> dict[str, Any]:

@@ -2,7 +2,12 @@
 
 
 class SimpopError(Exception):
-    """Bad input or an unusable environment, described in one line for the user."""
+    """Bad input or an unusable environment, described in one line for the user; ``details``:
+    every problem found, for ``simpop --verbose``."""
+
+    def __init__(self, message: str, details: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.details = details
 
 
 class ConfigError(SimpopError):

@@ -449,6 +449,9 @@ def test_run_applies_a_calibrator_at_the_end(tmp_path: Path):
         assert not (project / "runs").exists()
         result = simpop("run", "run.yaml", "--calibrator", "c.json", "--no-judge", "--no-cache", cwd=project)
     assert result.returncode == 0, result.stderr
+    # captured, so not a terminal: progress comes as plain lines, each stage ending with "done"
+    assert "generate questions: 14/14 done in" in result.stderr
+    assert "score answers: 14/14 done in" in result.stderr
     [run] = (project / "runs").iterdir()
     summary = RunSummary.model_validate_json((run / "summary.json").read_text())
     assert summary.calibration is not None and summary.calibration.scores == ["answer_relevancy"]

@@ -35,6 +35,21 @@ def test_unknown_persona_id(project):
     assert_one_line_error(result, "unknown persona id 'nobody'")
 
 
+def test_a_misspelled_persona_field_is_named_first_and_verbose_lists_every_problem(project):
+    (project / "personas" / "typo.yaml").write_text(
+        "id: typo\nname: T\nvignette: v\nlanguage_level: B2\nhealth_literacey: low\n"
+    )
+    result = simpop("personas", cwd=project)
+    assert_one_line_error(
+        result,
+        "typo.yaml: field 'health_literacey': unknown field (and 1 more problem; --verbose lists them)",
+    )
+    verbose = simpop("--verbose", "personas", cwd=project)
+    assert verbose.returncode == 2 and "Traceback" not in verbose.stderr
+    assert "typo.yaml: field 'health_literacy': missing required field" in verbose.stderr
+    assert verbose.stderr.index("'health_literacey'") < verbose.stderr.index("'health_literacy'")
+
+
 def test_bad_persona_file(project):
     (project / "personas" / "broken.yaml").write_text("id: broken\nname: B\n")
     assert_one_line_error(simpop("personas", cwd=project), "broken.yaml", "missing required field")

@@ -86,3 +86,43 @@ def comparable(path):
     for field in ("run_id", "duration_s", "llm"):
         summary.pop(field)
     return json.dumps(summary, sort_keys=True)
+
+
+def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project):
+    with FakeOpenAIServer(default=with_judges(variants_reply), latency=0.4) as server:
+        config = (
+            "name: stop\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\n"
+            f"variants: 3\nlimit: 5\nscenarios: []\nllm: {{base_url: '{server.base_url}', concurrency: 2}}\n"
+        )
+        path = write_config(project, config)
+        planned = 5 * len(list((project / "personas").glob("*.yaml"))) * 3
+        process = subprocess.Popen(
+            [sys.executable, "-m", "simpop", "run", str(path), "--no-judge"],
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        probes = None
+        while probes is None and process.poll() is None:
+            runs = list((project / "runs").glob("*/probes.jsonl")) if (project / "runs").exists() else []
+            if runs and counts(runs[0])[0] >= 12:
+                probes = runs[0]
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=120)
+        assert probes is not None, stderr
+        assert process.returncode == 130, stderr
+        assert "Traceback" not in stderr
+        run_dir = probes.parent
+        assert f"--resume {run_dir.name}" in stderr
+        assert not (run_dir / "summary.json").exists()
+        for name in ("probes.jsonl", "responses.jsonl", "scores.jsonl"):
+            assert counts(run_dir / name)[1] <= 1, name  # every line a whole record, once
+        assert counts(probes)[0] < planned, "the interrupt did not land mid-way"
+
+        result = simpop("run", str(path), "--no-judge", "--resume", run_dir.name, cwd=project)
+    assert result.returncode == 0, result.stderr
+    for name in ("probes.jsonl", "responses.jsonl"):
+        assert counts(run_dir / name) == (planned, 1), name

@@ -9,19 +9,10 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.text import Text
+from rich.progress import Progress
 
 from simpop import __version__
+from simpop.cli.progress import progress_display
 from simpop.config import apply_llm_env, load_run_config
 from simpop.errors import SimpopError
 from simpop.models import EmbeddingConfig, LLMConfig
@@ -49,6 +40,8 @@ class SimpopGroup(click.Group):
         try:
             return super().invoke(ctx)
         except SimpopError as error:
+            if ctx.params.get("verbose") and len(error.details) > 1:
+                raise UserError("\n".join([str(error), *error.details])) from None
             raise UserError(str(error)) from None
 
 
@@ -62,22 +55,9 @@ def ids(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()] if value else None
 
 
-class RateColumn(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:.1f}/s" if task.speed else "–/s", style="progress.data.speed")
-
-
 def progress_bars() -> Progress:
-    return Progress(
-        TextColumn("{task.description:<22}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=err_console,
-    )
+    """Progress of a long command on stderr: bars in a terminal, plain lines elsewhere."""
+    return progress_display(err_console)
 
 
 CALIBRATOR_OPTION = click.option(
@@ -99,7 +79,8 @@ RUNS_OPTION = click.option(
 
 @click.group(cls=SimpopGroup)
 @click.version_option(__version__, prog_name="simpop")
-def cli() -> None:
+@click.option("--verbose", is_flag=True, help="On bad input, list every problem found, not only the first.")
+def cli(verbose: bool) -> None:
     """Simulate patient populations to stress-test a medical question-answering chatbot."""
 
 

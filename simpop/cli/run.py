@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from simpop.cli.common import (
     progress_bars,
     scenario_choice,
 )
+from simpop.cli.interrupt import run_interruptibly
 from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.report import check_gate
 from simpop.cli.tables import (
@@ -155,14 +155,14 @@ def run(
             )
         store = RunStore.create(out, pinned(config, inputs))
     err_console.print(f"run {store.run_id} → {store.directory}")
-    try:
-        summary = asyncio.run(
-            execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars())
-        )
-    except KeyboardInterrupt:
-        raise UserError(
-            f"interrupted; finish with: simpop run {config_file} --resume {store.run_id} --out {out}"
-        ) from None
+    summary = run_interruptibly(
+        execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars()),
+        lambda: err_console.print(
+            f"interrupted: the records written so far are kept in {store.directory}; finish with: "
+            f"simpop run {config_file} --resume {store.run_id} --out {out}",
+            soft_wrap=True,
+        ),
+    )
     if summary.fidelity is not None:
         console.print(fidelity_table(summary))
         for warning in summary.fidelity.warnings:

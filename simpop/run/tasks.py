@@ -14,7 +14,7 @@ def stage_progress(progress: Progress | None, label: str, total: int, done: int)
     """A progress bar for one stage; returns the function that advances it by one."""
     if progress is None:
         return lambda: None
-    task = progress.add_task(label, total=total, completed=done)
+    task = progress.add_task(label, total=total, completed=done, resumed=done)
     return lambda: progress.advance(task)
 
 
