@@ -248,3 +248,31 @@ def test_adapter_reply_shapes_are_validated():
     with pytest.raises(TargetError, match="returned list"):
         answer_from_reply(["a"], "bot")
     assert json.loads(answer_from_reply({"answer": "  ok "}, "bot").model_dump_json())["text"] == "ok"
+
+
+def test_the_readme_http_example_runs_against_the_bundled_echo_bot(monkeypatch):
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from simpop.testing.http_bot import echo
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "kind: http" in b]
+    target = yaml.safe_load(block)["target"]
+    assert target["url"] == "http://127.0.0.1:8080/chat"  # the echo bot's default port
+    monkeypatch.setenv("EYE_BOT_TOKEN", "t0ken")
+    with HTTPBotServer(echo) as server:
+        config = HTTPTargetConfig(**(target | {"url": server.url + "/chat"}))
+        answer = ask(HTTPBot(config), "Is glaucoma painful?")
+    assert answer.text == "You asked: Is glaucoma painful?"
+    assert [(c.id, c.text, c.score) for c in answer.contexts] == [("echo", "Is glaucoma painful?", 1.0)]
+    assert answer.matched_id == "echo"
+    assert server.requests[0][2]["authorization"] == "Bearer t0ken"
+
+
+def test_the_echo_bot_takes_a_plain_question_too():
+    from simpop.testing.http_bot import echo
+
+    assert echo({"question": "dry eyes?"}).payload["answer"] == "You asked: dry eyes?"

@@ -90,3 +90,10 @@ def test_doctor_reports_each_check(project):
     assert bad.returncode == 1
     [line] = [line for line in bad.stdout.splitlines() if "configured endpoint" in line]
     assert "FAIL" in line and f"cannot reach LLM endpoint {url}" in line
+
+
+def test_personas_and_scenarios_tables_say_how_many_and_from_where(project):
+    result = simpop("personas", cwd=project)
+    assert result.returncode == 0, result.stderr
+    count = len(list((project / "personas").glob("*.yaml")))
+    assert f"{count} personas (from personas/)" in result.stdout

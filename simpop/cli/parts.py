@@ -20,11 +20,12 @@ from simpop.store import RunStore
 @click.option("--dir", "folder", type=click.Path(path_type=Path), default=Path("personas"), show_default=True)
 def personas(folder: Path) -> None:
     """List the personas in a folder with their attributes."""
-    table = Table(title=f"personas in {folder}")
+    found = load_personas(folder)
+    table = Table(title=f"{len(found)} personas (from {folder}/)")
     table.add_column("id", no_wrap=True)
     for column in ("name", "health literacy", "language level", "language", "noise", "tags"):
         table.add_column(column)
-    for p in load_personas(folder):
+    for p in found:
         noise = p.noise.model if p.noise.rate is None else f"{p.noise.model} ({p.noise.rate:g})"
         table.add_row(p.id, p.name, p.health_literacy, p.language_level, p.language, noise, ", ".join(p.tags))
     console.print(table)
@@ -38,11 +39,12 @@ def scenarios(folder: Path) -> None:
     """List the hazard scenarios in a folder with their expected behaviour."""
     from simpop.config import load_scenarios
 
-    table = Table(title=f"scenarios in {folder}")
+    found = load_scenarios(folder)
+    table = Table(title=f"{len(found)} hazard scenarios (from {folder}/)")
     table.add_column("id", no_wrap=True)
     for column in ("name", "type", "expected", "severity", "written from"):
         table.add_column(column)
-    for s in load_scenarios(folder):
+    for s in found:
         expected = " / ".join([s.expected_behaviour, *s.also_safe])
         table.add_row(s.id, s.name, s.question_type, expected, s.severity, s.source)
     console.print(table)

@@ -29,8 +29,25 @@ class BotReply:
 
 
 def echo(body: Any) -> BotReply:
-    question = body.get("question", "") if isinstance(body, dict) else ""
-    return BotReply({"answer": f"You asked: {question}", "sources": []})
+    """Echo the question, given as ``{"question": ...}`` or as the last chat message of
+    ``{"messages": [...]}`` (the README's ``http`` example); the reply has both the plain
+    ``answer`` and the README example's ``result`` shape."""
+    question = ""
+    if isinstance(body, dict):
+        messages = body.get("messages")
+        if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+            question = str(messages[-1].get("content", ""))
+        else:
+            question = str(body.get("question", ""))
+    text = f"You asked: {question}"
+    source = {"doc": "echo", "content": question, "relevance": 1.0}
+    return BotReply(
+        {
+            "answer": text,
+            "sources": [],
+            "result": {"text": text, "sources": [source], "faq": {"id": "echo"}},
+        }
+    )
 
 
 class HTTPBotServer:
@@ -105,10 +122,18 @@ class HTTPBotServer:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="An echo chatbot with a JSON HTTP API.")
-    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--port", type=int, default=8080, help="0: any free port (default: 8080)")
     args = parser.parse_args()
-    with HTTPBotServer(port=args.port) as server:
-        print(f'POST {server.url}/chat  {{"question": ...}}', flush=True)
+    try:
+        bot = HTTPBotServer(port=args.port)
+    except OSError as error:
+        raise SystemExit(f"port {args.port}: {error.strerror}; choose another with --port") from None
+    with bot as server:
+        print(
+            f'echo bot listening on {server.url}/chat: POST {{"question": ...}} or '
+            '{"messages": [{"role": "user", "content": ...}]}',
+            flush=True,
+        )
         threading.Event().wait()
 
 
