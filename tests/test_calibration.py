@@ -453,6 +453,7 @@ def test_run_applies_a_calibrator_at_the_end(tmp_path: Path):
     assert "generate questions: 14/14 done in" in result.stderr
     assert "score answers: 14/14 done in" in result.stderr
     [run] = (project / "runs").iterdir()
+    assert f"next: simpop report runs/{run.name}" in result.stdout and "not tested" not in result.stdout
     summary = RunSummary.model_validate_json((run / "summary.json").read_text())
     assert summary.calibration is not None and summary.calibration.scores == ["answer_relevancy"]
     with (run / "calibrated.csv").open(encoding="utf-8") as handle:

@@ -75,3 +75,32 @@ def test_accuracy_by_persona_and_total():
     assert [r.group for r in rows] == ["b", "a", "c"]
     assert [r.accuracy for r in rows] == [1.0, 0.5, None]
     assert (total.n, total.correct, total.accuracy) == (4, 3, 0.75)
+
+
+def test_untested_names_scenarios_and_personas_without_a_scored_cell():
+    from simpop.models import GroupMean, Persona, RunSummary
+    from simpop.run.completeness import untested
+
+    def row(persona, scenario, n):
+        return GroupMean(
+            group="g",
+            metric="m",
+            n=n,
+            mean=None,
+            ci_low=None,
+            ci_high=None,
+            persona_id=persona,
+            scenario_id=scenario,
+        )
+
+    personas = [
+        Persona(id=pid, name=pid, vignette="v", health_literacy="low", language_level="B2") for pid in "ab"
+    ]
+    summary = RunSummary.model_construct(
+        scenarios={"emergency": 4, "off-topic": 4, "none-planned": 0},
+        metrics_by_scenario=[row(None, "emergency", 0), row(None, "off-topic", 3)],
+        metrics=[row("a", None, 3), row("b", None, 0)],
+        personas=personas,
+        accuracy=None,
+    )
+    assert untested(summary) == (["emergency"], ["b"])

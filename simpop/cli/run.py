@@ -129,7 +129,7 @@ def run(
         calibrator = read_calibrator(calibrator_file)
 
     from simpop.metrics import columns
-    from simpop.run.completeness import failure_lines, incomplete_reason
+    from simpop.run.completeness import failure_lines, incomplete_reason, untested
     from simpop.run.execute import execute
     from simpop.run.plan import load_inputs, pinned
 
@@ -191,6 +191,16 @@ def run(
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+    scenarios_left, personas_left = untested(summary)
+    for scenario in scenarios_left:
+        console.print(
+            f"[red]not tested:[/] scenario '{scenario}': none of its {summary.scenarios[scenario]} cells "
+            "was scored (no usable probe, or no answer; see 'cells not scored')"
+        )
+    for persona in personas_left:
+        console.print(f"[red]not tested:[/] persona '{persona}': none of its cells was scored")
+    gate = f"--policy {policy_file}" if policy_file else "--policy policies/release.yaml"
+    console.print(f"next: simpop report {store.directory}   ·   simpop gate {store.directory} {gate}")
     for line in failure_lines(summary.stages, config.failures):
         console.print(f"[yellow]warning:[/] {line}")
     passed = True

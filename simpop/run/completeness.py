@@ -8,7 +8,8 @@ from collections import Counter
 
 from simpop.metrics import judged_names
 from simpop.metrics.judge import JUDGE_ERROR
-from simpop.models import FailureLimits, Probe, Response, Score, StageFailures
+from simpop.models import FailureLimits, Probe, Response, RunSummary, Score, StageFailures
+from simpop.population.cells import VARIANT_SCENARIO
 
 
 class StageTally:
@@ -100,3 +101,17 @@ def failure_lines(stages: list[StageFailures], limits: FailureLimits) -> list[st
         for s in stages
         if s.planned and s.failed and s.share > limits.warn_above
     ]
+
+
+def untested(summary: RunSummary) -> tuple[list[str], list[str]]:
+    """The scenarios and personas of which no cell was scored (every probe unusable,
+    unanswered or excluded): what the run did not test, however good its other figures."""
+    tested_scenarios = {row.scenario_id for row in summary.metrics_by_scenario if row.n}
+    tested_personas = {row.persona_id for row in summary.metrics if row.n}
+    if summary.accuracy is not None:  # a QAP bot asked its own questions
+        tested_personas |= {row.group for row in summary.accuracy.personas if row.n}
+        if summary.accuracy.total.n:
+            tested_scenarios.add(VARIANT_SCENARIO)
+    scenarios = [s for s, planned in summary.scenarios.items() if planned and s not in tested_scenarios]
+    personas = [p.id for p in summary.personas if p.id not in tested_personas]
+    return scenarios, personas
