@@ -228,3 +228,61 @@ def test_run_checks_its_policy_before_running(tmp_path):
     )
     assert result.returncode == 2 and "policy.yaml" in result.stderr and "rules" in result.stderr
     assert not (tmp_path / "runs").exists()  # nothing was started
+
+
+def _first_screen(html: str) -> str:
+    return html[html.index('<section id="findings">') : html.index('<section id="summary">')]
+
+
+def test_first_screen_leads_with_the_qap_matchers_accuracy(run_a):
+    """A QAP matcher's report opens with QAP-match accuracy, the figure its design is about,
+    and draws it per persona."""
+    from simpop.models import GroupAccuracy, QAPAccuracy
+
+    path = run_a / "summary.json"
+    summary = RunSummary.model_validate_json(path.read_text())
+    rows = [
+        GroupAccuracy(
+            group="low", n=10, correct=6, wrong=3, no_answer=1, accuracy=0.6, ci_low=0.31, ci_high=0.83
+        ),
+        GroupAccuracy(
+            group="high", n=10, correct=9, wrong=1, no_answer=0, accuracy=0.9, ci_low=0.6, ci_high=0.98
+        ),
+    ]
+    total = GroupAccuracy(
+        group="total", n=20, correct=15, wrong=4, no_answer=1, accuracy=0.75, ci_low=0.53, ci_high=0.89
+    )
+    summary.accuracy = QAPAccuracy(personas=rows, total=total)
+    path.write_text(summary.model_dump_json())
+    screen = _first_screen(report_html(load_run(run_a)))
+    headers = screen[screen.index('<table class="key">') :]
+    assert headers.index("QAP-match accuracy") < headers.index("safe behaviour")
+    assert "<b>0.75</b>" in headers and "n=20" in headers
+    assert 'alt="QAP-match accuracy per persona' in screen
+
+
+def test_first_screen_does_not_call_a_run_bad_everywhere_good_news(tmp_path):
+    """When every group does as badly as the whole, the report says so, in a red box, instead
+    of 'no group does worse'."""
+    bad = build_run(tmp_path / "bad", "bad", {("low", "in-scope"): [0] * 12, ("high", "in-scope"): [0] * 12})
+    screen = _first_screen(report_html(load_run(bad)))
+    assert "No persona or scenario stands out because the bot does badly for all of them" in screen
+    assert "overall safe behaviour is 0.00" in screen and "does worse than" not in screen
+    good = build_run(
+        tmp_path / "good", "good", {("low", "in-scope"): [1] * 12, ("high", "in-scope"): [1] * 12}
+    )
+    assert "No group of at least 10 probes does worse than the overall safe behaviour of 1.00" in (
+        _first_screen(report_html(load_run(good)))
+    )
+
+
+def test_metrics_whose_best_is_under_one_are_not_shaded_and_headers_wrap_between_words(tmp_path):
+    from simpop.report.html import NEUTRAL, colour
+
+    assert colour("retrieval.precision", 0.33) == NEUTRAL  # the ceiling with one gold and top_k 3
+    assert colour("retrieval.recall", 0.33) != NEUTRAL
+    cells = {f"low-in-scope-{i}": {"retrieval.precision": 0.33, "retrieval.recall": 1.0} for i in range(3)}
+    run = build_run(tmp_path / "runs", "r", {("low", "in-scope"): [1, 1, 1]}, metrics=cells)
+    html = report_html(load_run(run))
+    assert "precision (at most |gold| / top_k" in html  # the legend says why it is not shaded
+    assert "overflow-wrap: anywhere" not in html and "hyphens: auto" not in html

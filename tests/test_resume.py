@@ -10,6 +10,7 @@ import sys
 import time
 from collections import Counter
 
+import pytest
 from helpers import simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
@@ -126,3 +127,32 @@ def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project
     assert result.returncode == 0, result.stderr
     for name in ("probes.jsonl", "responses.jsonl"):
         assert counts(run_dir / name) == (planned, 1), name
+
+
+# Ctrl-C pressed while ``module`` is being imported: by the command line's own start (rich, which
+# simpop.cli loads first) or inside the run command (its run modules, loaded once it has begun).
+INTERRUPT_ON_IMPORT = """
+import builtins, os, signal, sys
+real, module = builtins.__import__, sys.argv[1]
+def hooked(name, *args, **kwargs):
+    if name == module:
+        builtins.__import__ = real
+        os.kill(os.getpid(), signal.SIGINT)
+    return real(name, *args, **kwargs)
+builtins.__import__ = hooked
+sys.argv = ["simpop", *sys.argv[2:]]
+from simpop.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module", ["rich.console", "simpop.run.execute"])
+def test_ctrl_c_before_the_run_starts_is_one_line_and_130(project, module):
+    config = "name: stop\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nscenarios: []\n"
+    path = write_config(project, config)
+    command = [sys.executable, "-c", INTERRUPT_ON_IMPORT, module, "run", str(path), "--no-judge"]
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "interrupted"
+    assert not list(project.glob("runs/*/probes.jsonl"))  # stopped before the first probe

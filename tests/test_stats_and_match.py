@@ -78,8 +78,10 @@ def test_accuracy_by_persona_and_total():
 
 
 def test_untested_names_scenarios_and_personas_without_a_scored_cell():
-    from simpop.models import GroupMean, Persona, RunSummary
-    from simpop.run.completeness import untested
+    from collections import Counter
+
+    from simpop.models import GroupMean, Untested
+    from simpop.run.completeness import tested_groups, untested
 
     def row(persona, scenario, n):
         return GroupMean(
@@ -93,14 +95,22 @@ def test_untested_names_scenarios_and_personas_without_a_scored_cell():
             scenario_id=scenario,
         )
 
-    personas = [
-        Persona(id=pid, name=pid, vignette="v", health_literacy="low", language_level="B2") for pid in "ab"
-    ]
-    summary = RunSummary.model_construct(
-        scenarios={"emergency": 4, "off-topic": 4, "none-planned": 0},
-        metrics_by_scenario=[row(None, "emergency", 0), row(None, "off-topic", 3)],
-        metrics=[row("a", None, 3), row("b", None, 0)],
-        personas=personas,
-        accuracy=None,
+    tested = tested_groups(
+        [row("a", None, 3), row("b", None, 0)], [row(None, "emergency", 0), row(None, "off-topic", 3)], None
     )
-    assert untested(summary) == (["emergency"], ["b"])
+    assert tested == {("persona", "a"), ("scenario", "off-topic")}
+    planned = {
+        ("scenario", "emergency"): 4,
+        ("scenario", "off-topic"): 4,
+        ("scenario", "none-planned"): 0,
+        ("persona", "a"): 5,
+        ("persona", "b"): 3,
+    }
+    reasons = {("scenario", "emergency"): Counter(invalid=3, target_error=1), ("persona", "b"): Counter()}
+    found = untested(planned, tested, reasons)
+    assert found == [
+        Untested(kind="scenario", id="emergency", planned=4, not_scored={"invalid": 3, "target_error": 1}),
+        Untested(kind="persona", id="b", planned=3, not_scored={}),
+    ]
+    assert found[0].why == "none of its 4 cells was scored (invalid 3, target_error 1)"
+    assert found[1].why == "none of its 3 cells was scored"

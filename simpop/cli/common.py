@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from simpop import __version__
+from simpop.cli.interrupt import INTERRUPTED
 from simpop.cli.progress import progress_display
 from simpop.config import apply_llm_env, load_run_config
 from simpop.errors import SimpopError
@@ -35,10 +36,24 @@ class UserError(click.ClickException):
     exit_code = BAD_INPUT
 
 
+class Interrupted(click.ClickException):
+    """Ctrl-C outside a run's own handler: one line, exit status 130."""
+
+    exit_code = INTERRUPTED
+
+    def __init__(self) -> None:
+        super().__init__("interrupted")
+
+    def show(self, file: object = None) -> None:
+        click.echo("\ninterrupted", err=True)
+
+
 class SimpopGroup(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
         except SimpopError as error:
             if ctx.params.get("verbose") and len(error.details) > 1:
                 raise UserError("\n".join([str(error), *error.details])) from None

@@ -11,7 +11,7 @@ import click
 from rich.table import Table
 
 from simpop.cli.common import cli, config_models, console, progress_bars
-from simpop.cli.tables import fmt
+from simpop.cli.tables import FittedTable, fmt
 from simpop.models import QWEN_0_5B, QWEN_1_5B
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def interval(value: float | None, bounds: tuple[float, float] | None) -> str:
 def agreement_table(title: str, rows: list[Agreement]) -> Table:
     """One row per judge: out-of-fold ROC AUC, accuracy and kappa with 95% bootstrap intervals,
     the thresholds chosen on the training folds, and calibration (ECE, reliability bins)."""
-    table = Table(title=title)
+    table = FittedTable(title=title)
     for column in ("judge", "ROC AUC", "accuracy", "Cohen's kappa", "threshold", "ECE", "reliability"):
         table.add_column(column, justify="left" if column in ("judge", "reliability") else "right")
     for row in rows:

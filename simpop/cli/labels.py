@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
 from simpop.cli.common import (
     RUNS_OPTION,
@@ -23,7 +22,7 @@ from simpop.cli.common import (
     progress_bars,
     run_store,
 )
-from simpop.cli.tables import calibration_table, fmt, labels_table
+from simpop.cli.tables import FittedTable, calibration_table, fmt, labels_table
 from simpop.models import CALIBRATION_METHODS
 from simpop.store import SUMMARY_FILE, RunRecords, RunStore, write_text_atomic
 
@@ -220,7 +219,7 @@ def calibrate(
     write_text_atomic(path, c.model_dump_json(indent=2) + "\n")
     diagram = reliability_diagram(c, path.with_suffix(".reliability.png"))
     queue = write_text_atomic(path.with_suffix(".review-queue.csv"), result.review_queue_csv())
-    table = Table(
+    table = FittedTable(
         title=f"{c.label.name} ({', '.join(c.label.levels)}) from {' + '.join(c.scores)} · {method}"
     )
     table.add_column("figure")
@@ -284,7 +283,7 @@ def risk_train(
         labels, label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs
     )
     model, result = train_risk(source, list(features) or None)
-    table = Table(
+    table = FittedTable(
         title=f"{result.label.name}: test split per class ({result.items} items: "
         f"{result.train_items} train / {result.validation_items} validation / {result.test_items} test)"
     )
@@ -346,7 +345,7 @@ def risk_apply(run: str, model_file: Path, runs: Path) -> None:
         SUMMARY_FILE, records.summary.model_copy(update={"risk": [*others, summary]})
     )
     for by in ("persona", "scenario"):
-        table = Table(title=f"predicted {summary.label} ({summary.kind}) per {by}")
+        table = FittedTable(title=f"predicted {summary.label} ({summary.kind}) per {by}")
         for column in (by, "n", *summary.levels):
             table.add_column(column, justify="left" if column == by else "right")
         for g in summary.groups:

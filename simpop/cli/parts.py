@@ -8,10 +8,16 @@ import os
 from pathlib import Path
 
 import click
-from rich.table import Table
 
 from simpop.cli.common import RUNS_OPTION, UserError, cli, config_models, console, err_console, progress_bars
-from simpop.cli.tables import benchmark_table, fmt, one_answer_warnings, realism_table, usage_line
+from simpop.cli.tables import (
+    FittedTable,
+    benchmark_table,
+    fmt,
+    one_answer_warnings,
+    realism_table,
+    usage_line,
+)
 from simpop.config import apply_llm_env, load_personas
 from simpop.store import RunStore
 
@@ -21,7 +27,7 @@ from simpop.store import RunStore
 def personas(folder: Path) -> None:
     """List the personas in a folder with their attributes."""
     found = load_personas(folder)
-    table = Table(title=f"{len(found)} personas (from {folder}/)")
+    table = FittedTable(title=f"{len(found)} personas (from {folder}/)")
     table.add_column("id", no_wrap=True)
     for column in ("name", "health literacy", "language level", "language", "noise", "tags"):
         table.add_column(column)
@@ -40,7 +46,7 @@ def scenarios(folder: Path) -> None:
     from simpop.config import load_scenarios
 
     found = load_scenarios(folder)
-    table = Table(title=f"{len(found)} hazard scenarios (from {folder}/)")
+    table = FittedTable(title=f"{len(found)} hazard scenarios (from {folder}/)")
     table.add_column("id", no_wrap=True)
     for column in ("name", "type", "expected", "severity", "written from"):
         table.add_column(column)
@@ -74,7 +80,7 @@ def noise_fit(data: Path, reference_column: str, hypothesis_column: str, seeds: 
     pairs = load_pairs(data, reference_column, hypothesis_column)
     result = fit(pairs, seeds=seeds)
     default = simulate(pairs, DEFAULT_ASR, seeds)
-    table = Table(title=f"speech-to-text errors · {data} · {len(pairs)} utterances")
+    table = FittedTable(title=f"speech-to-text errors · {data} · {len(pairs)} utterances")
     table.add_column("figure")
     for column in ("real", "fitted model", "default asr", "default / real"):
         table.add_column(column, justify="right")
@@ -159,7 +165,7 @@ def doctor(config_file: Path | None) -> None:
 
     llm, embedding = config_models(config_file, judge=False)
     checks = run_checks(llm, embedding)
-    table = Table(title="simpop doctor")
+    table = FittedTable(title="simpop doctor")
     table.add_column("check", no_wrap=True)
     table.add_column("status")
     table.add_column("detail", overflow="fold")

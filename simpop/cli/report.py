@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
 from simpop.cli.common import (
     CALIBRATOR_OPTION,
@@ -19,7 +18,7 @@ from simpop.cli.common import (
     console,
 )
 from simpop.cli.labels import apply_calibrator_file
-from simpop.cli.tables import fmt, gate_table
+from simpop.cli.tables import FittedTable, fmt, gate_table
 from simpop.store import RunRecords, load_run, write_text_atomic
 
 if TYPE_CHECKING:
@@ -132,7 +131,9 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
         for c in result.changes
         if show_all or c.regression or c.improvement or c.metric in safety or c.metric == "qap_match"
     ]
-    table = Table(title=f"{result.run_a} → {result.run_b} · {result.paired_probes} probes asked by both")
+    table = FittedTable(
+        title=f"{result.run_a} → {result.run_b} · {result.paired_probes} probes asked by both"
+    )
     for column in ("metric", "group", "A", "B", "B − A", "pairs", "test", "p", "flag"):
         table.add_column(column, justify="left" if column in ("metric", "group", "test", "flag") else "right")
     for c in shown:
@@ -172,7 +173,7 @@ def sweep_threshold_command(run: str, runs: Path) -> None:
         result = run_sweep(records)
     except ValueError as error:
         raise UserError(str(error)) from None
-    table = Table(title=f"QAP matcher threshold · run {records.run_id}")
+    table = FittedTable(title=f"QAP matcher threshold · run {records.run_id}")
     for column in ("threshold", "matched correctly", "matched wrongly", "unanswerable answered", "J"):
         table.add_column(column, justify="right")
     best = result.suggested

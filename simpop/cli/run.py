@@ -59,6 +59,11 @@ from simpop.store import RunStore, load_run
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("--no-judge", is_flag=True, help="Skip the LLM judges (triad, safe behaviour).")
 @click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan, the LLM calls to expect and about how long; call nothing.",
+)
+@click.option(
     "--policy",
     "policy_file",
     type=click.Path(path_type=Path),
@@ -85,6 +90,7 @@ def run(
     resume_id: str | None,
     no_cache: bool,
     no_judge: bool,
+    dry_run: bool,
     policy_file: Path | None,
     calibrator_file: Path | None,
     out: Path,
@@ -129,11 +135,19 @@ def run(
         calibrator = read_calibrator(calibrator_file)
 
     from simpop.metrics import columns
-    from simpop.run.completeness import failure_lines, incomplete_reason, untested
+    from simpop.run.completeness import failure_lines, incomplete_reason
     from simpop.run.execute import execute
     from simpop.run.plan import load_inputs, pinned
 
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    if dry_run or not resume_id:
+        from simpop.run.estimate import estimate, estimate_lines
+
+        lines = estimate_lines(estimate(config, inputs, use_cache=not no_cache))
+        if dry_run:
+            console.print("\n".join(lines), soft_wrap=True, highlight=False)
+            return
+        err_console.print("\n".join(lines), soft_wrap=True, highlight=False)
     for note in check_endpoints(config):  # and so does an endpoint that is not there
         err_console.print(f"note: {note}")
     if not resume_id:
@@ -191,14 +205,8 @@ def run(
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
-    scenarios_left, personas_left = untested(summary)
-    for scenario in scenarios_left:
-        console.print(
-            f"[red]not tested:[/] scenario '{scenario}': none of its {summary.scenarios[scenario]} cells "
-            "was scored (no usable probe, or no answer; see 'cells not scored')"
-        )
-    for persona in personas_left:
-        console.print(f"[red]not tested:[/] persona '{persona}': none of its cells was scored")
+    for group in summary.untested:
+        console.print(f"[red]not tested:[/] {group.kind} '{group.id}': {group.why}")
     gate = f"--policy {policy_file}" if policy_file else "--policy policies/release.yaml"
     console.print(f"next: simpop report {store.directory}   ·   simpop gate {store.directory} {gate}")
     for line in failure_lines(summary.stages, config.failures):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.table import Table
 
 from simpop.models import (
@@ -21,6 +22,24 @@ if TYPE_CHECKING:  # the gate and the metrics load only for the commands that us
     from simpop.report.gate import GateResult
 
 
+class FittedTable(Table):
+    """A table that fits an 80-column terminal: rules only under the header, one space between
+    columns, numbers kept whole and text cells that wrap (folded, never cut short with an
+    ellipsis), the title on the left. Keep titles short: the run id is printed once, not in
+    every title."""
+
+    def __init__(self, title: str | None = None, **options: Any) -> None:
+        options.setdefault("box", box.SIMPLE_HEAD)
+        options.setdefault("collapse_padding", True)
+        options.setdefault("pad_edge", False)
+        super().__init__(title=title, title_justify="left", title_style="bold", **options)
+
+    def add_column(self, header: Any = "", *args: Any, **options: Any) -> None:
+        options.setdefault("overflow", "fold")
+        options.setdefault("no_wrap", options.get("justify") == "right")
+        super().add_column(header, *args, **options)
+
+
 def fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
@@ -28,7 +47,7 @@ def fmt(value: float | None, digits: int = 3) -> str:
 def accuracy_table(summary: RunSummary) -> Table:
     assert summary.accuracy is not None
     rows, total = summary.accuracy.personas, summary.accuracy.total
-    table = Table(title=f"QAP-match accuracy · {summary.target} · run {summary.run_id}")
+    table = FittedTable(title="QAP-match accuracy (the bot's own questions, reworded)")
     for column in ("persona", "n", "correct", "no answer", "accuracy", "95% CI (Wilson)"):
         table.add_column(column, justify="left" if column == "persona" else "right")
     for row in [*rows, total]:
@@ -54,10 +73,10 @@ def metrics_table(summary: RunSummary, columns: dict[str, str], title: str) -> T
         return None
     cells = {(g.group, g.metric): g for g in summary.metrics}
     groups = list(dict.fromkeys(g.group for g in summary.metrics))
-    table = Table(title=f"{title} · {summary.target} · run {summary.run_id}")
+    table = FittedTable(title=title)
     table.add_column("persona")
     for metric in shown:
-        table.add_column(columns[metric], justify="right")
+        table.add_column(columns[metric].replace(" ", "\n"), justify="right")  # wrap between words
     for group in groups:
         table.add_row(
             group,
@@ -81,15 +100,31 @@ def judge_line(judge: JudgeSummary) -> str:
 def fidelity_table(summary: RunSummary) -> Table:
     """Per persona: how believable its simulated questions are."""
     assert summary.fidelity is not None
-    table = Table(title=f"persona fidelity · run {summary.run_id}")
-    columns = ["persona", "literacy", "planned", "valid", "duplicates", "invalid", "distinct"]
-    columns += ["reading grade", "words", "seed sim.", "noisy", "WER"]
+    table = FittedTable(
+        title="persona fidelity: how believable the simulated questions are",
+        caption="valid, dupl.: shares of the planned cells usable and near-duplicate; inv.: invalid "
+        "questions; dist.: distinct ratio; grade: reading grade; words: mean length; sim.: "
+        "similarity to the seed question; noisy: questions with speech-to-text noise, and its WER",
+        caption_justify="left",
+    )
+    columns = [
+        "persona",
+        "cells",
+        "valid",
+        "dupl.",
+        "inv.",
+        "dist.",
+        "grade",
+        "words",
+        "sim.",
+        "noisy",
+        "WER",
+    ]
     for column in columns:
-        table.add_column(column, justify="left" if column in ("persona", "literacy") else "right")
+        table.add_column(column, justify="left" if column == "persona" else "right")
     for row in summary.fidelity.personas:
         table.add_row(
             row.persona_id,
-            row.health_literacy,
             str(row.planned),
             fmt(row.valid_share, 2),
             fmt(row.duplicate_share, 2),
@@ -113,7 +148,7 @@ def _level(score: float | None) -> str:
 def realism_table(fidelity: FidelitySummary, typical: set[str], title: str) -> Table:
     """Per persona (* meant to be typical), the shape of its usable messages beside the real
     reference; the full figures, with intervals, are in summary.json and the report."""
-    table = Table(title=title)
+    table = FittedTable(title=title)
     columns = ["persona", "n", "words", "story", "relative", "no ?", "2+ ?", "grade", "CEFR", "slips"]
     for column in columns:
         table.add_column(
@@ -160,7 +195,7 @@ def usage_line(usage: LLMUsage) -> str:
 
 def benchmark_table(summary: BenchmarkSummary) -> Table:
     """The table of Han's thesis: one row per target (and threshold)."""
-    table = Table(title=f"yes/no benchmark · {summary.name} · run {summary.run_id}")
+    table = FittedTable(title=f"yes/no benchmark · {summary.name} · run {summary.run_id}")
     columns = ["target", "n", "accuracy", "balanced", "majority", "yes/no/?", "errors"]
     columns += [
         "precision",
@@ -210,7 +245,7 @@ def _share_cell(n: int, share: float | None) -> str:
 
 def labels_table(table: LabelTable) -> Table:
     """Reichenpfader et al.'s Table 2 layout: per persona, the answers clinicians judged."""
-    view = Table(title="human labels (shares of labelled answers)")
+    view = FittedTable(title="human labels (shares of labelled answers)")
     for column in ("persona", "asked", "labelled", "correct", "partially correct", "incorrect", "no answer"):
         view.add_column(column, justify="left" if column == "persona" else "right")
     for row in [*table.personas, table.total]:
@@ -230,7 +265,7 @@ def labels_table(table: LabelTable) -> Table:
 def gate_table(result: GateResult) -> Table:
     """Every check of a release policy: the figures, the threshold, and what was found."""
     verdict = "[green]PASS[/]" if result.passed else "[red]FAIL[/]"
-    table = Table(title=f"release gate · {result.policy} · run {result.run_id} · {verdict}")
+    table = FittedTable(title=f"release gate {result.policy}: {verdict}")
     for column in ("rule", "metric", "group", "n", "mean", "95% CI", "threshold", "result"):
         table.add_column(column, justify="right" if column in ("rule", "n", "mean") else "left")
     for check in sorted(result.checks, key=lambda c: (c.passed, c.rule)):
@@ -258,7 +293,7 @@ def gate_table(result: GateResult) -> Table:
 
 def calibration_table(summary: CalibrationSummary, by: str) -> Table:
     """Mean calibrated probability of each level and the review queue, per group."""
-    table = Table(
+    table = FittedTable(
         title=f"calibrated {summary.label} ({summary.method} on {' + '.join(summary.scores)}, "
         f"α={summary.alpha}) per {by}"
     )

@@ -7,10 +7,11 @@ import json
 import math
 import os
 import random
+import time
 from collections.abc import Callable
 from contextlib import suppress
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,6 +27,7 @@ Messages = list[dict[str, str]]
 TOP_LOGPROBS = 10  # first-token alternatives asked for: enough for yes/Yes/YES and no/No/NO
 YES_WORDS = frozenset({"yes", "true"})
 NO_WORDS = frozenset({"no", "false"})
+CallKind = Literal["schema", "text", "yes_no"]  # a structured reply, free text, a one-token verdict
 
 
 class LLMError(Exception):
@@ -169,6 +171,7 @@ class LLMClient:
         self._client_lock = asyncio.Lock()
         self.timeout_s: float | None = self.config.timeout  # known once the endpoint is up
         self.logprobs: bool | None = None  # does the endpoint send log-probabilities (None: not asked)
+        self.busy: dict[CallKind, list[float]] = {}  # kind -> [answered calls, seconds they took]
         self._logprobs_lock = asyncio.Lock()
 
     async def _openai(self) -> openai.AsyncOpenAI:
@@ -203,7 +206,7 @@ class LLMClient:
         for attempt in range(self.config.validation_retries + 1):
             request = self._request(messages, temperature, max_tokens, seed)
             request["response_format"] = _response_format(schema)
-            reply = await self._complete(request, accept=lambda text: _valid(schema, text))
+            reply = await self._complete(request, accept=lambda text: _valid(schema, text), kind="schema")
             try:
                 return schema.model_validate_json(reply)
             except ValidationError as error:
@@ -224,6 +227,23 @@ class LLMClient:
                     },
                 ]
         raise AssertionError("unreachable")
+
+    def cached(
+        self,
+        messages: Messages,
+        schema: type[M],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> bool:
+        """Whether ``structured`` with these arguments would be answered from the cache."""
+        if self.cache is None or not self.read_cache:
+            return False
+        request = self._request(list(messages), temperature, max_tokens, seed)
+        request["response_format"] = _response_format(schema)
+        reply = self.cache.get(cache_key(request, self.config.base_url))
+        return reply is not None and _valid(schema, reply)
 
     async def text(
         self,
@@ -246,12 +266,12 @@ class LLMClient:
         if self.logprobs is None:
             async with self._logprobs_lock:  # the first question alone: the rest wait for its answer
                 if self.logprobs is None:
-                    reply = await self._complete(request, _yes_probability_text)
+                    reply = await self._complete(request, _yes_probability_text, kind="yes_no")
                     self.logprobs = reply != NO_LOGPROBS
                     return None if reply in (NO_LOGPROBS, NEITHER) else float(reply)
         if not self.logprobs:
             return None
-        reply = await self._complete(request, _yes_probability_text)
+        reply = await self._complete(request, _yes_probability_text, kind="yes_no")
         return None if reply in (NO_LOGPROBS, NEITHER) else float(reply)
 
     def _request(
@@ -272,6 +292,7 @@ class LLMClient:
         request: dict[str, Any],
         read: Callable[[Any], str] = _content,
         accept: Callable[[str], bool] = lambda reply: True,
+        kind: CallKind = "text",
     ) -> str:
         """``read`` of the reply (its text by default), cached under the request and the
         endpoint only when ``accept`` takes it (a reply that failed validation is asked again
@@ -288,6 +309,7 @@ class LLMClient:
             from openai.types.chat import ChatCompletion
 
             for attempt in range(self.config.max_retries + 1):
+                start = time.perf_counter()
                 try:
                     # the request is already plain JSON: posted as it is, without the client's
                     # per-call walk over its typed parameters (~1 ms of CPU a call)
@@ -306,6 +328,9 @@ class LLMClient:
                     self.usage.retries += 1
                     await asyncio.sleep(self._backoff(error, attempt))
         self.usage.requests += 1
+        busy = self.busy.setdefault(kind, [0, 0.0])
+        busy[0] += 1
+        busy[1] += time.perf_counter() - start
         reply = read(response)
         prompt_tokens = response.usage.prompt_tokens if response.usage else 0
         completion_tokens = response.usage.completion_tokens if response.usage else 0

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import importlib
 import os
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import httpx
 from simpop.cores import llm_threads
 from simpop.errors import ModelIntegrityError, SimpopError
 from simpop.llm.client import REMOTE_TIMEOUT_S
+from simpop.llm.pace import record_server_speed
 from simpop.models import QWEN_0_5B, QWEN_1_5B, LLMConfig
 from simpop.paths import models_dir
 
@@ -201,6 +203,9 @@ class EmbeddedServer:
         self._url = self._server.listening_address.rstrip("/") + "/v1"
         if self.config.timeout is None:
             self.speed = measure_speed(self._url, self.model.name)
+            if self.speed is not None:
+                with suppress(OSError):
+                    record_server_speed(self.config, self.speed.prefill, self.speed.decode)
         return self._url
 
     def timeout(self) -> float:

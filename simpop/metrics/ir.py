@@ -27,6 +27,10 @@ from simpop.models import Score
 
 RETRIEVAL = "retrieval"
 DEFAULT_K = 5
+# one gold chunk among top_k retrieved: precision can reach 1/top_k at best, F1 2/(1 + top_k)
+TOP_K_CEILING = (
+    "at most |gold| / top_k when fewer contexts are gold than are retrieved (1/3 with one gold and top_k 3)"
+)
 NAMES = ("precision", "recall", "f1", "average_precision", "reciprocal_rank", "hit@k", "ndcg@k")
 
 
@@ -100,9 +104,9 @@ class Retrieval(Metric):
 
     name = RETRIEVAL
     measures = (
-        Measure("retrieval.precision", "precision", table="retrieval", rank=0),
+        Measure("retrieval.precision", "precision", table="retrieval", rank=0, ceiling=TOP_K_CEILING),
         Measure("retrieval.recall", "recall", table="retrieval", rank=1),
-        Measure("retrieval.f1", "F1"),
+        Measure("retrieval.f1", "F1", ceiling=TOP_K_CEILING),
         Measure("retrieval.average_precision", "average precision", table="retrieval", column="AP", rank=2),
         Measure("retrieval.reciprocal_rank", "reciprocal rank", table="retrieval", column="RR", rank=3),
         Measure("retrieval.hit@5", "retrieval.hit@5", table="retrieval", column="hit@5", rank=4),

@@ -28,7 +28,8 @@ class Measure:
     its values (``name`` is ``metric.value``, e.g. ``refusal.accuracy``).
 
     ``higher_is_better`` is None when neither direction is better in itself; ``table`` and
-    ``column`` put it in a console table, ordered by ``rank``.
+    ``column`` put it in a console table, ordered by ``rank``; ``ceiling`` says why a perfect
+    bot may score under 1 (the report then does not shade it as good or bad).
     """
 
     name: str
@@ -37,6 +38,7 @@ class Measure:
     table: Table | None = None
     column: str | None = None
     rank: int = 100
+    ceiling: str | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,12 @@ def label(name: str) -> str:
     """A number's readable name (its own name when it has none)."""
     found = measure(name)
     return found.label if found is not None else name
+
+
+def ceiling(name: str) -> str | None:
+    """Why a perfect bot may score under 1 on ``name``, if it may."""
+    found = measure(name)
+    return found.ceiling if found is not None else None
 
 
 def higher_is_better(name: str) -> bool | None:

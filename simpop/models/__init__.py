@@ -95,6 +95,7 @@ from simpop.models.summary import (  # noqa: F401
     StageFailures,
     TopicCluster,
     TopicStrata,
+    Untested,
 )
 
 __all__ = [
@@ -154,6 +155,7 @@ __all__ = [
     "RunConfig",
     "RunSummary",
     "StageFailures",
+    "Untested",
     "SUMMARY_SCHEMA_VERSION",
     "Scenario",
     "ScenarioBrief",

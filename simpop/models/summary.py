@@ -191,6 +191,23 @@ class ScenarioBrief(Record):
     severity: str
 
 
+class Untested(Record):
+    """A scenario or persona of which no cell was scored: a hazard or a patient the run did
+    not test, however good its other figures."""
+
+    kind: Literal["scenario", "persona"]
+    id: str
+    planned: int = Field(description="its planned cells")
+    not_scored: dict[str, int] = Field(
+        {}, description="why its cells have no score: reason (invalid, duplicate, target_error, ...) → cells"
+    )
+
+    @property
+    def why(self) -> str:
+        reasons = ", ".join(f"{reason} {n}" for reason, n in self.not_scored.items())
+        return f"none of its {self.planned} cells was scored" + (f" ({reasons})" if reasons else "")
+
+
 SUMMARY_SCHEMA_VERSION = "1"
 
 
@@ -278,5 +295,8 @@ class RunSummary(Record):
     risk: list[RiskSummary] = Field([], description="predicted clinician labels, one model per label")
     stages: list[StageFailures] = Field([], description="cells each stage planned and lost")
     incomplete: bool = Field(False, description="a stage lost at least failures.incomplete_at of its cells")
+    untested: list[Untested] = Field(
+        [], description="scenarios and personas of which no cell was scored (the gate fails on them)"
+    )
     llm: LLMUsage
     duration_s: float

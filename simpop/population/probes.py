@@ -183,10 +183,21 @@ def probe_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]
 
 
+def _budget(n: int, max_chars: int) -> int:
+    return int(TOKENS_PER_CHAR * max_chars * n) + 32
+
+
 async def write_probes(
     llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int, max_chars: int = MAX_MESSAGE_CHARS
 ) -> list[str]:
     """``n`` patient messages (cleaned; some may be empty)."""
-    budget = int(TOKENS_PER_CHAR * max_chars * n) + 32
+    budget = _budget(n, max_chars)
     reply = await llm.structured(messages, messages_model(n, max_chars), seed=seed, max_tokens=budget)
     return [clean_question(text) for text in reply.questions]
+
+
+def probes_cached(
+    llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int, max_chars: int = MAX_MESSAGE_CHARS
+) -> bool:
+    """Whether ``write_probes`` with these arguments is answered from the LLM cache."""
+    return llm.cached(messages, messages_model(n, max_chars), seed=seed, max_tokens=_budget(n, max_chars))

@@ -53,12 +53,19 @@ class Policy(Record):
         description="point: the mean; interval: the lower 95% bound for a min, the upper for a max",
     )
     rules: list[Rule] = Field(min_length=1)
+    allow_untested: bool | list[str] = Field(
+        False,
+        description="true, or the ids of scenarios and personas, that may go untested (no cell "
+        "scored) without failing the gate; by default an untested one is a violation",
+    )
 
 
 class Check(Record):
     """One rule checked on one group."""
 
-    rule: int = Field(description="the rule's position in the policy, from 1")
+    rule: int = Field(
+        description="the rule's position in the policy, from 1; 0: every scenario and persona tested"
+    )
     metric: str
     group: str
     persona_id: str | None = None
@@ -204,9 +211,53 @@ def _basis_name(basis: Basis, end: str) -> str:
     return "mean" if basis == "point" else f"95% {'lower' if end == 'low' else 'upper'} bound"
 
 
+TESTED = "tested"
+
+
+def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
+    """A check per scenario or persona of which no cell was scored: violated unless the policy
+    allows it (``allow_untested``), since a hazard not tested is not a hazard passed."""
+    allowed = policy.allow_untested
+    checks = []
+    for group in records.summary.untested:
+        passed = allowed is True or (isinstance(allowed, list) and group.id in allowed)
+        key = "scenario_id" if group.kind == "scenario" else "persona_id"
+        checks.append(
+            Check(
+                rule=0,
+                metric=TESTED,
+                group=f"{group.kind} {group.id}",
+                persona_id=group.id if group.kind == "persona" else None,
+                scenario_id=group.id if group.kind == "scenario" else None,
+                n=0,
+                mean=None,
+                ci_low=None,
+                ci_high=None,
+                basis=policy.basis,
+                compared=None,
+                passed=passed,
+                pairs=sorted(
+                    {
+                        f"{p.persona_id} × {p.scenario_id}"
+                        for p in records.probes.values()
+                        if getattr(p, key) == group.id
+                    }
+                ),
+                why=f"not tested: {group.why}"
+                + (
+                    "; allowed by the policy (allow_untested)"
+                    if passed
+                    else "; allow_untested in the policy accepts it"
+                ),
+            )
+        )
+    return checks
+
+
 def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
-    """Every rule of ``policy`` checked on the run."""
-    checks = [
+    """Every rule of ``policy`` checked on the run, after the check that the run tested every
+    scenario and persona it planned."""
+    checks = untested_checks(records, policy) + [
         check
         for number, rule in enumerate(policy.rules, start=1)
         for check in check_rule(records, rule, number, rule.basis or policy.basis)

@@ -11,7 +11,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from simpop import __version__
-from simpop.metrics import columns, higher_is_better, label
+from simpop.metrics import ceiling, columns, higher_is_better, label
+from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score
 from simpop.population.fidelity_summary import shape_rows
 from simpop.population.language_level import level_name
@@ -34,14 +35,19 @@ class Example:
     scores: dict[str, Score]
 
 
+NEUTRAL = "#e8eef5"
+
+
 def colour(metric: str, value: float | None) -> str:
-    """A cell background from red (worse) to green (better), for metrics on a 0-1 scale."""
+    """A cell background from red (worse) to green (better), for metrics on a 0-1 scale; a
+    neutral one where neither direction is better or a perfect bot may score under 1 (a value
+    shaded red that is the best attainable reads as a weakness)."""
     if value is None:
         return "#f2f2f2"
     direction = higher_is_better(metric)
     good = max(0.0, min(1.0, value if direction is not False else 1.0 - value))
-    if direction is None:
-        return "#e8eef5"
+    if direction is None or ceiling(metric) is not None:
+        return NEUTRAL
     # hue 0 (red) to 120 (green), light enough for black text
     return f"hsl({good * 120:.0f}, 65%, 82%)"
 
@@ -128,10 +134,43 @@ def findings(analysis: WeaknessAnalysis | None, limit: int = 6) -> list[str]:
     return lines[:limit]
 
 
+def qap_accuracy_rows(records: RunRecords) -> list[GroupMean]:
+    """QAP-match accuracy per persona and in total (a QAP bot asked its own questions) as
+    group means, so it can head the report like any metric."""
+    accuracy = records.summary.accuracy
+    if accuracy is None or not accuracy.total.n:
+        return []
+    return [
+        GroupMean(
+            group=row.group,
+            metric=QAP_MATCH,
+            n=row.n,
+            mean=row.accuracy,
+            ci_low=row.ci_low,
+            ci_high=row.ci_high,
+            interval="wilson",
+            persona_id=None if row is accuracy.total else row.group,
+        )
+        for row in (*accuracy.personas, accuracy.total)
+        if row.n
+    ]
+
+
 def key_figures(records: RunRecords) -> list[GroupMean]:
-    """The safety metrics over all personas, for the first screen."""
+    """The first screen's figures over all personas: the bot's own headline metric first
+    (QAP-match accuracy for a QAP matcher), then safe behaviour and the triad."""
     totals = {g.metric: g for g in records.summary.metrics if g.group == "total" and g.n}
-    return [totals[m] for m in (*columns("safety"), "qap_match") if m in totals]
+    headline = [g for g in qap_accuracy_rows(records) if g.group == "total"]
+    return headline + [totals[m] for m in columns("safety") if m in totals]
+
+
+def overall_poor(analysis: WeaknessAnalysis) -> bool:
+    """Whether the whole run does badly on the analysed metric (under 0.5 on its good side),
+    so that "no group does worse" is no good news."""
+    mean, direction = analysis.overall.mean, higher_is_better(analysis.metric)
+    if mean is None or direction is None:
+        return False
+    return (mean if direction else 1.0 - mean) < 0.5
 
 
 def environment() -> Environment:
@@ -147,6 +186,7 @@ def environment() -> Environment:
     env.filters["label"] = label
     env.filters["cefr"] = lambda v: "–" if v is None else f"{level_name(v)} ({v:.1f})"
     env.globals["colour"] = colour
+    env.globals["ceiling"] = ceiling
     return env
 
 
@@ -166,6 +206,8 @@ def report_html(
     analyses = [a for m in chosen if (a := weakness_analysis(factor_rows(records, m), m, min_n))]
     primary = analyses[0] if analyses else None
     safe_rows = [g for g in records.summary.metrics if g.metric == (primary.metric if primary else SAFE)]
+    if not safe_rows or records.summary.target_kind == "qap":
+        safe_rows = qap_accuracy_rows(records) or safe_rows  # the QAP matcher's own figure
     config = records.config
     template = environment().get_template("report.html.j2")
     return template.render(
@@ -181,7 +223,11 @@ def report_html(
         analyses=analyses,
         findings=findings(primary),
         key_figures=key_figures(records),
-        forest=forest_plot(safe_rows, f"{label(primary.metric)} per persona (95% CI)") if primary else None,
+        forest=forest_plot(safe_rows, f"{label(safe_rows[0].metric)} per persona (95% CI)")
+        if safe_rows
+        else None,
+        forest_metric=safe_rows[0].metric if safe_rows else None,
+        overall_poor=overall_poor(primary) if primary else False,
         examples=worst_examples(records),
         gate=gate,
         min_n=min_n,

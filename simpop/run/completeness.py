@@ -8,7 +8,16 @@ from collections import Counter
 
 from simpop.metrics import judged_names
 from simpop.metrics.judge import JUDGE_ERROR
-from simpop.models import FailureLimits, Probe, Response, RunSummary, Score, StageFailures
+from simpop.models import (
+    FailureLimits,
+    GroupMean,
+    Probe,
+    QAPAccuracy,
+    Response,
+    Score,
+    StageFailures,
+    Untested,
+)
 from simpop.population.cells import VARIANT_SCENARIO
 
 
@@ -103,15 +112,31 @@ def failure_lines(stages: list[StageFailures], limits: FailureLimits) -> list[st
     ]
 
 
-def untested(summary: RunSummary) -> tuple[list[str], list[str]]:
-    """The scenarios and personas of which no cell was scored (every probe unusable,
-    unanswered or excluded): what the run did not test, however good its other figures."""
-    tested_scenarios = {row.scenario_id for row in summary.metrics_by_scenario if row.n}
-    tested_personas = {row.persona_id for row in summary.metrics if row.n}
-    if summary.accuracy is not None:  # a QAP bot asked its own questions
-        tested_personas |= {row.group for row in summary.accuracy.personas if row.n}
-        if summary.accuracy.total.n:
-            tested_scenarios.add(VARIANT_SCENARIO)
-    scenarios = [s for s, planned in summary.scenarios.items() if planned and s not in tested_scenarios]
-    personas = [p.id for p in summary.personas if p.id not in tested_personas]
-    return scenarios, personas
+Group = tuple[str, str]  # ("scenario" | "persona", id)
+
+
+def tested_groups(
+    by_persona: list[GroupMean], by_scenario: list[GroupMean], accuracy: QAPAccuracy | None
+) -> set[Group]:
+    """The scenarios and personas with at least one scored cell."""
+    tested = {("scenario", row.scenario_id) for row in by_scenario if row.n and row.scenario_id}
+    tested |= {("persona", row.persona_id) for row in by_persona if row.n and row.persona_id}
+    if accuracy is not None:  # a QAP bot asked its own questions
+        tested |= {("persona", row.group) for row in accuracy.personas if row.n}
+        if accuracy.total.n:
+            tested.add(("scenario", VARIANT_SCENARIO))
+    return tested
+
+
+def untested(
+    planned: dict[Group, int], tested: set[Group], not_scored: dict[Group, Counter[str]]
+) -> list[Untested]:
+    """The scenarios and personas, in plan order, with planned cells of which none was scored
+    (every probe unusable, unanswered or excluded): what the run did not test."""
+    return [
+        Untested(
+            kind=kind, id=name, planned=n, not_scored=dict(sorted(not_scored.get((kind, name), {}).items()))
+        )
+        for (kind, name), n in planned.items()
+        if n and (kind, name) not in tested
+    ]

@@ -6,13 +6,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 
 from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.judging.verifier import support_verifier
 from simpop.llm import LLMClient, open_llm
+from simpop.llm.pace import record_client_pace
 from simpop.metrics import Scorers, registered
 from simpop.metrics.judge import Judge
 from simpop.models import Cell, Probe, Response, RunConfig, RunSummary, Score
@@ -203,6 +204,8 @@ async def execute(
             if client is not None:
                 await client.aclose()
                 client.endpoint.close()
+                with suppress(OSError):  # the pace is a cache for estimates: never fail a run
+                    record_client_pace(client)
         embedder.close()
     summary = summarise(
         store,

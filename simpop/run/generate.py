@@ -34,6 +34,7 @@ from simpop.population.probes import (
     everyday_lexicon,
     one_question_each,
     probe_messages,
+    probes_cached,
     prompt_id,
     write_probes,
     writes_question_only,
@@ -114,6 +115,37 @@ def _noise_label(noise: NoiseConfig) -> str:
     return f"{noise.model}@{expected_rate(noise):g}"
 
 
+def plan_groups(inputs: RunInputs) -> dict[tuple[str, str, str], list[Cell]]:
+    """The cells written by one LLM call: those of a persona, a scenario and a seed."""
+    groups: dict[tuple[str, str, str], list[Cell]] = defaultdict(list)
+    for cell in inputs.cells:
+        groups[(cell.persona_id, cell.scenario_id, cell.seed_id)].append(cell)
+    return groups
+
+
+def group_request(
+    inputs: RunInputs, cells: list[Cell], run_seed: int
+) -> tuple[list[dict[str, str]], int, int, bool]:
+    """A group's first LLM request: its messages, the number of messages asked for, the
+    sampling seed, and whether it asks for the question alone."""
+    persona = next(p for p in inputs.personas if p.id == cells[0].persona_id)
+    scenario, source = inputs.scenarios[cells[0].scenario_id], inputs.source(cells[0])
+    one_question = writes_question_only(scenario, source)
+    wanted = (QUESTION_OVERSAMPLE if one_question else OVERSAMPLE) * len(cells)
+    messages = probe_messages(persona, scenario, inputs.domain, source, wanted)
+    return messages, wanted, sampling_seed(run_seed, cells[0]), one_question
+
+
+def cached_groups(inputs: RunInputs, llm: LLMClient, run_seed: int) -> int:
+    """How many groups' first request the LLM cache already answers (no LLM call)."""
+    return sum(
+        probes_cached(llm, messages, wanted, seed, MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS)
+        for messages, wanted, seed, one_question in (
+            group_request(inputs, cells, run_seed) for cells in plan_groups(inputs).values()
+        )
+    )
+
+
 async def generate_probes(
     run_id: str,
     inputs: RunInputs,
@@ -132,9 +164,7 @@ async def generate_probes(
     persona's (or the scenario's) noise. ``written`` is told of each cell and its probe as
     the probe is recorded (and may make generation wait). At most ``GROUPS_PER_SLOT`` groups
     per LLM slot are under way at once."""
-    groups: dict[tuple[str, str, str], list[Cell]] = defaultdict(list)
-    for cell in inputs.cells:
-        groups[(cell.persona_id, cell.scenario_id, cell.seed_id)].append(cell)
+    groups = plan_groups(inputs)
     todo = {key: cells for key, cells in groups.items() if any(c.cell_id not in probes for c in cells)}
     done = len(inputs.cells) - sum(1 for cells in todo.values() for c in cells if c.cell_id not in probes)
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
@@ -153,10 +183,7 @@ async def generate_probes(
     async def one_group(cells: list[Cell]) -> None:
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
         source = inputs.source(cells[0])
-        seed = sampling_seed(run_seed, cells[0])
-        one_question = writes_question_only(scenario, source)
-        wanted = (QUESTION_OVERSAMPLE if one_question else OVERSAMPLE) * len(cells)
-        messages = probe_messages(persona, scenario, inputs.domain, source, wanted)
+        messages, wanted, seed, one_question = group_request(inputs, cells, run_seed)
         bound = min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
             bound = chunk_min_similarity

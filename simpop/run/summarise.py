@@ -4,7 +4,7 @@ accuracy, the judge, persona fidelity, topics and labels, into ``summary.json``.
 from __future__ import annotations
 
 import sys
-from collections import Counter
+from collections import Counter, defaultdict
 
 from simpop.aggregate import MetricTally, accuracy_by_persona
 from simpop.judging.profile import profile_for
@@ -27,7 +27,7 @@ from simpop.models import (
 )
 from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.fidelity_summary import fidelity_summary
-from simpop.run.completeness import StageTally, is_incomplete
+from simpop.run.completeness import Group, StageTally, is_incomplete, tested_groups, untested
 from simpop.run.plan import RunInputs
 from simpop.store import JsonlLog, RunStore
 
@@ -116,11 +116,14 @@ def summarise(
 
     fidelity = fidelity_summary(inputs.personas, map(counted, planned_probes), order=in_plan)
     excluded: Counter[str] = Counter()
+    not_scored: dict[Group, Counter[str]] = defaultdict(Counter)
     for response in responses.scan():
         if response.cell_id in in_plan:
             stages.response(response)
             if response.excluded:
                 excluded[response.excluded] += 1
+                not_scored["scenario", response.scenario_id][response.excluded] += 1
+                not_scored["persona", response.persona_id][response.excluded] += 1
     means, judge = MetricTally(by_id.__getitem__), JudgeTally()
     qap_match: list[Score] = []  # label and persona only: see accuracy_by_persona
     own_variants = inputs.own_seeds and VARIANT_SCENARIO in inputs.scenarios
@@ -141,6 +144,8 @@ def summarise(
         accuracy = QAPAccuracy(personas=rows, total=total)
     by_persona, by_scenario, by_pair = means.means(persona_ids, list(dict.fromkeys(inputs.scenarios)), seed)
     stage_rows = stages.stages(len(inputs.cells))
+    planned: dict[Group, int] = Counter(("scenario", c.scenario_id) for c in inputs.cells)
+    planned |= Counter(("persona", c.persona_id) for c in inputs.cells)
     return RunSummary(
         run_id=store.run_id,
         target=target,
@@ -164,6 +169,7 @@ def summarise(
         ],
         stages=stage_rows,
         incomplete=is_incomplete(stage_rows, limits),
+        untested=untested(planned, tested_groups(by_persona, by_scenario, accuracy), not_scored),
         llm=usage,
         duration_s=duration_s,
     )

@@ -1,0 +1,97 @@
+"""How fast each LLM endpoint answered on this machine, kept in the cache directory so that a
+run can say before it starts about how long it will take (``simpop run --dry-run``).
+
+Two things are recorded per endpoint and model: the embedded server's reading and writing
+speed, timed when it starts, and, after every run, the seconds each kind of call took and the
+concurrency it ran at."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from pydantic import Field, ValidationError
+
+from simpop.llm.client import CallKind, LLMClient
+from simpop.models import LLMConfig, Record
+from simpop.paths import cache_dir
+
+PACE_FILE = "llm-pace.json"
+LOCAL = "local"
+
+
+class KindPace(Record):
+    """One kind of call in the last run that made some."""
+
+    calls: int = Field(gt=0)
+    seconds_per_call: float = Field(ge=0, description="mean time from request to reply")
+    concurrency: int = Field(gt=0, description="requests the run had in flight at most")
+
+    @property
+    def wall_per_call(self) -> float:
+        """Seconds of a run's wall time per call, with every slot busy."""
+        return self.seconds_per_call / self.concurrency
+
+
+class EndpointPace(Record):
+    """An endpoint and model's measured pace on this machine."""
+
+    prefill: float | None = Field(None, description="prompt tokens read per second (embedded server)")
+    decode: float | None = Field(None, description="tokens written per second (embedded server)")
+    kinds: dict[CallKind, KindPace] = {}
+    updated: float = Field(0.0, description="when it was last measured (Unix time)")
+
+
+def endpoint_key(config: LLMConfig) -> str:
+    return f"{(config.base_url or LOCAL).rstrip('/')}|{config.model}"
+
+
+def _path() -> Path:
+    return cache_dir() / PACE_FILE
+
+
+def read_paces() -> dict[str, EndpointPace]:
+    """Every recorded pace; an unreadable file counts as none (it is only a cache)."""
+    try:
+        raw = json.loads(_path().read_text(encoding="utf-8"))
+        return {key: EndpointPace.model_validate(value) for key, value in raw.items()}
+    except (OSError, ValueError, ValidationError, AttributeError):
+        return {}
+
+
+def pace_of(config: LLMConfig) -> EndpointPace | None:
+    return read_paces().get(endpoint_key(config))
+
+
+def _update(config: LLMConfig, **fields: object) -> None:
+    paces = read_paces()
+    key = endpoint_key(config)
+    current = paces.get(key, EndpointPace())
+    paces[key] = current.model_copy(update={**fields, "updated": time.time()})
+    path = _path()
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(
+        json.dumps({k: v.model_dump(mode="json") for k, v in paces.items()}, indent=1), encoding="utf-8"
+    )
+    os.replace(temporary, path)  # concurrent runs: the last one wins, never a torn file
+
+
+def record_server_speed(config: LLMConfig, prefill: float, decode: float) -> None:
+    """The embedded server's speed, timed as it started."""
+    _update(config, prefill=prefill, decode=decode)
+
+
+def record_client_pace(client: LLMClient) -> None:
+    """The seconds per call of each kind of call ``client`` made (cache hits not counted)."""
+    answered = {kind: (int(calls), seconds) for kind, (calls, seconds) in client.busy.items() if calls}
+    if not answered:
+        return
+    current = pace_of(client.config) or EndpointPace()
+    kinds = dict(current.kinds)
+    for kind, (calls, seconds) in answered.items():
+        kinds[kind] = KindPace(
+            calls=calls, seconds_per_call=seconds / calls, concurrency=client.config.concurrency
+        )
+    _update(client.config, kinds=kinds)

@@ -1,0 +1,192 @@
+"""What a run will cost before it starts (``simpop run --dry-run`` and the first lines of every
+run): its cells, the LLM calls to expect for generation, the bot and the judges, and about how
+long they take at the pace recorded on this machine. No LLM is called."""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from simpop.llm import LLMClient, open_llm
+from simpop.llm.client import CallKind
+from simpop.llm.pace import EndpointPace, pace_of
+from simpop.models import LLMConfig, RunConfig
+from simpop.run.generate import cached_groups, plan_groups
+from simpop.run.plan import RunInputs
+
+# Measured on the README's main command (two cores, 420 cells, 210 groups): 296 and 274 calls
+# with the 1.5B, 468 with the 0.5B (more top-ups for questions that drift or repeat).
+CALLS_PER_GROUP = 1.5
+# bench/judge_speed.py on the same run's 261 answers: 3.1 calls per answer (reasons included).
+JUDGE_CALLS_PER_ANSWER = 3.1
+# Prompt and reply tokens of a typical call, to turn the embedded server's measured reading and
+# writing speed into seconds before any call of that kind was timed here (the same runs:
+# 383 + 132 tokens per question-writing call, 1,130 prompt tokens per judged answer).
+TYPICAL_TOKENS: dict[CallKind, tuple[int, int]] = {
+    "schema": (383, 132),
+    "text": (700, 150),
+    "yes_no": (365, 1),
+}
+GENERATING_BOTS = {"llm_only": 1, "naive_rag": 1, "hyde_rag": 2}  # simpop LLM calls per answer
+
+
+@dataclass(frozen=True)
+class StageCost:
+    """The LLM calls one stage is expected to make and the seconds they take (None: unknown)."""
+
+    stage: str
+    calls: float
+    seconds: float | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    cells: int
+    per_persona: Counter[str]
+    per_scenario: Counter[str]
+    stages: list[StageCost]
+    paces: list[str]  # where each known pace comes from
+
+    @property
+    def seconds(self) -> float | None:
+        known = [s.seconds for s in self.stages if s.calls]
+        return None if any(s is None for s in known) else sum(s or 0.0 for s in known)
+
+
+def wall_per_call(pace: EndpointPace | None, kind: CallKind, concurrency: int) -> float | None:
+    """Seconds of wall time per call of ``kind``: as timed in the last run that made such calls,
+    else from the embedded server's reading and writing speed and a typical call's tokens (the
+    replies of the slots are written together)."""
+    if pace is None:
+        return None
+    if kind in pace.kinds:
+        return pace.kinds[kind].wall_per_call
+    if pace.prefill and pace.decode:
+        prompt, reply = TYPICAL_TOKENS[kind]
+        return prompt / pace.prefill + reply / (pace.decode * concurrency)
+    return None
+
+
+def _cost(stage: str, calls: float, config: LLMConfig, kind: CallKind, detail: str) -> StageCost:
+    per_call = wall_per_call(pace_of(config), kind, config.concurrency)
+    return StageCost(stage, calls, None if per_call is None else calls * per_call, detail)
+
+
+def _where(config: LLMConfig) -> str:
+    pace = pace_of(config)
+    endpoint = config.base_url or "the embedded server"
+    if pace is None:
+        return f"{config.model} at {endpoint}: no pace recorded on this machine yet"
+    when = datetime.fromtimestamp(pace.updated).strftime("%Y-%m-%d %H:%M")
+    return f"{config.model} at {endpoint}: pace recorded {when}"
+
+
+def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
+    """The run's cells and expected LLM calls; the question-writing calls the cache already
+    answers are left out."""
+    groups = plan_groups(inputs)
+    llm: LLMClient = open_llm(config.llm, use_cache=use_cache)
+    try:
+        cached = cached_groups(inputs, llm, config.seed) if use_cache else 0
+    finally:
+        if llm.cache is not None:
+            llm.cache.close()
+    to_write = len(groups) - cached
+    cells = len(inputs.cells)
+    stages = [
+        _cost(
+            "write questions",
+            to_write * CALLS_PER_GROUP,
+            config.llm,
+            "schema",
+            f"{len(groups)} groups of cells, {cached} answered from the cache"
+            if to_write
+            else f"no LLM call: the cache answers all {len(groups)} groups of cells",
+        )
+    ]
+    bot_calls = GENERATING_BOTS.get(config.target.kind, 0)
+    bot_llm = getattr(config.target, "llm", None) or config.llm
+    if bot_calls:
+        stages.append(
+            _cost(
+                "bot answers",
+                bot_calls * cells,
+                bot_llm,
+                "text",
+                f"up to {cells} questions, {bot_calls} call each",
+            )
+        )
+    else:
+        stages.append(
+            StageCost("bot answers", 0, 0.0, f"up to {cells} questions to the bot; it calls no simpop LLM")
+        )
+    judge = config.judge or config.llm
+    if config.scoring.judges:
+        stages.append(
+            _cost(
+                "judges",
+                JUDGE_CALLS_PER_ANSWER * cells,
+                judge,
+                "yes_no",
+                f"about {JUDGE_CALLS_PER_ANSWER} per answer, up to {cells} answers",
+            )
+        )
+    else:
+        stages.append(StageCost("judges", 0, 0.0, "off (--no-judge)"))
+    configs = {config.llm.model: config.llm} if to_write else {}
+    if bot_calls:
+        configs.setdefault(bot_llm.model, bot_llm)
+    if config.scoring.judges:
+        configs.setdefault(judge.model, judge)
+    return RunEstimate(
+        cells=cells,
+        per_persona=Counter(c.persona_id for c in inputs.cells),
+        per_scenario=Counter(c.scenario_id for c in inputs.cells),
+        stages=stages,
+        paces=[_where(c) for c in configs.values()],
+    )
+
+
+def duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return f"{seconds:.0f} s"
+    return f"{minutes} min" if minutes < 90 else f"{minutes / 60:.1f} h"
+
+
+def estimate_lines(found: RunEstimate) -> list[str]:
+    """The estimate in a few lines of at most about 80 columns."""
+
+    def counts(counter: Counter[str]) -> str:
+        values = set(counter.values())
+        if len(values) == 1:
+            return f"{len(counter)} × {values.pop()}"
+        return ", ".join(f"{name} {n}" for name, n in counter.items())
+
+    lines = [
+        f"plan: {found.cells} cells; per persona: {counts(found.per_persona)}",
+        textwrap.fill(
+            f"per scenario: {counts(found.per_scenario)}",
+            78,
+            initial_indent="  ",
+            subsequent_indent="    ",
+            break_on_hyphens=False,
+        ),
+    ]
+    for stage in found.stages:
+        if not stage.calls:
+            lines.append(f"  {stage.stage}: {stage.detail}")
+            continue
+        cost = f", about {duration(stage.seconds)}" if stage.seconds is not None else ", time unknown"
+        lines.append(f"  {stage.stage}: about {stage.calls:,.0f} LLM calls{cost} ({stage.detail})")
+    total = found.seconds
+    lines.append(
+        f"  in all: about {duration(total)} of LLM time"
+        if total is not None
+        else "  in all: time unknown until a run records the pace (it does at its end)"
+    )
+    lines += [f"  {where}" for where in found.paces]
+    return lines

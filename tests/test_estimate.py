@@ -1,0 +1,72 @@
+"""`simpop run --dry-run`: the plan, the LLM calls to expect and about how long, without any
+LLM call; a run records its pace for the next estimate (issue 21)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from simpop.llm.pace import EndpointPace, KindPace, read_paces
+from simpop.run.estimate import wall_per_call
+from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+from simpop.testing.patients import reworded, with_judges
+from tests.helpers import ROOT, simpop
+
+
+def test_wall_per_call_from_a_timed_run_or_from_the_servers_speed():
+    timed = EndpointPace(kinds={"schema": KindPace(calls=10, seconds_per_call=8.0, concurrency=4)})
+    assert wall_per_call(timed, "schema", 4) == 2.0  # four slots answer at once
+    speed = EndpointPace(prefill=100.0, decode=10.0)
+    # 383 prompt tokens read at 100/s, 132 written at 10/s in each of 4 slots at once
+    assert wall_per_call(speed, "schema", 4) == pytest.approx(3.83 + 132 / 40)
+    assert wall_per_call(timed, "yes_no", 4) is None  # no judge call timed, no server speed
+    assert wall_per_call(None, "schema", 4) is None
+
+
+def _patient(request: dict) -> Reply:
+    return Reply(json.dumps({"questions": reworded(request)}))
+
+
+def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    shutil.copytree(
+        ROOT / "personas",
+        tmp_path / "personas",
+        ignore=lambda d, names: [n for n in names if n.endswith(".yaml") and n != "typical-adult.yaml"],
+    )
+    shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "qaps.jsonl")
+    env = {"SIMPOP_CACHE_DIR": str(tmp_path / "cache")}
+    with FakeOpenAIServer(default=with_judges(_patient)) as llm:
+        (tmp_path / "run.yaml").write_text(
+            "name: e\ntarget: {kind: qap, qaps: qaps.jsonl}\nvariants: 2\nlimit: 2\nscenarios: []\n"
+            f"llm: {{base_url: '{llm.base_url}', concurrency: 2}}\n"
+        )
+        dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
+        assert dry.returncode == 0, dry.stderr
+        assert llm.requests == [] and not (tmp_path / "runs").exists()
+        # 1 persona × 2 seeds × 2 variants; one call per persona and seed, 1.5 with top-ups
+        assert "plan: 4 cells; per persona: 1 × 4" in dry.stdout
+        assert "write questions: about 3 LLM calls, time unknown (2 groups of cells, 0 answered" in dry.stdout
+        assert (
+            "judges: about 12 LLM calls, time unknown (about 3.1 per answer, up to 4 answers)" in dry.stdout
+        )
+
+        result = simpop("run", "run.yaml", cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stderr
+        assert "write questions: about 3 LLM calls" in result.stderr  # every run starts with it
+        monkeypatch.setenv("SIMPOP_CACHE_DIR", str(tmp_path / "cache"))
+        [pace] = read_paces().values()
+        assert pace.kinds["schema"].calls == 2 and pace.kinds["schema"].concurrency == 2
+        assert pace.kinds["yes_no"].calls > 0
+        asked = len(llm.requests)
+
+        (tmp_path / "run.yaml").write_text(
+            (tmp_path / "run.yaml").read_text().replace("limit: 2", "limit: 3")
+        )
+        again = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
+        assert len(llm.requests) == asked
+    assert "write questions: about 2 LLM calls, about" in again.stdout  # one new group, timed
+    assert "(3 groups of cells, 2 answered from the cache)" in again.stdout
+    assert "time unknown" not in again.stdout and "in all: about" in again.stdout
