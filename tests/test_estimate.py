@@ -8,12 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import ROOT, simpop
 
 from simpop.llm.pace import EndpointPace, KindPace, read_paces
 from simpop.run.estimate import wall_per_call
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import reworded, with_judges
-from tests.helpers import ROOT, simpop
 
 
 def test_wall_per_call_from_a_timed_run_or_from_the_servers_speed():

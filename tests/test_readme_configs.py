@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 import yaml
+from helpers import ROOT, simpop
 
 from simpop.models import Response, RunSummary
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import HTTPBotServer, echo
 from simpop.testing.patients import count, reworded, task_text, with_judges
-from tests.helpers import ROOT, simpop
 
 BLOCKS = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
 ANSWER = "Cataract is a clouding of the lens of the eye. Please see your eye doctor."

@@ -9,11 +9,11 @@ import shutil
 from pathlib import Path
 
 import yaml
+from helpers import ROOT, simpop
 
 from simpop.models import RunSummary, Untested
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import count, task_text, with_judges
-from tests.helpers import ROOT, simpop
 
 SMALL_TALK = [
     "Lovely sunny weather we are having, is it not?",
