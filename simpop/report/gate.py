@@ -247,7 +247,7 @@ def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 + (
                     "; allowed by the policy (allow_untested)"
                     if passed
-                    else "; allow_untested in the policy accepts it"
+                    else "; the policy can accept it with allow_untested"
                 ),
             )
         )
