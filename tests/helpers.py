@@ -11,6 +11,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# a guard against a hang, not a time limit: a busy two-core machine runs a small real-LLM run
+# in minutes (one took over 5 with two other local-LLM runs beside it)
+HANG = 1800
+
+
 def simpop(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run ``python -m simpop ARGS`` in ``cwd`` and capture what it printed."""
     return subprocess.run(
@@ -18,7 +23,7 @@ def simpop(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Complet
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG,
         env={**os.environ, **(env or {})},
     )
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import time
 
-from simpop.cores import OtherLoad, available_cores, idle_cores
+import pytest
+
+from simpop.cores import OtherLoad, _busy_seconds, available_cores, idle_cores
 
 AFFINITY = len(os.sched_getaffinity(0))
 
@@ -29,14 +31,21 @@ def test_a_cgroup_v1_quota_is_read_too(tmp_path):
 
 
 def test_our_own_busy_threads_do_not_count_as_other_load():
+    """Whatever else the machine is doing: the other load is the machine's busy time less this
+    process's own, read over the same window."""
+    if _busy_seconds() is None:
+        pytest.skip("no /proc/stat")
     load = OtherLoad()
     load.cores()
-    end = time.monotonic() + 0.4
-    while time.monotonic() < end:  # this process keeps one core busy
+    busy, own, start = _busy_seconds(), time.process_time(), time.monotonic()
+    while time.monotonic() < start + 0.5:  # this process keeps one core busy
         sum(range(1000))
-    # the machine's cores are at most all busy; this process kept one of them, which is not
-    # counted, so other programs account for at most the rest (with a margin for sampling)
-    assert load.cores(interval=0.3) < (os.cpu_count() or 1) - 0.5
+    other = load.cores(interval=0.3)
+    wall = time.monotonic() - start
+    machine = (_busy_seconds() - busy) / wall
+    ours = (time.process_time() - own) / wall
+    assert ours > 0.3  # the spin ran, on a busy machine too
+    assert other == pytest.approx(max(0.0, machine - ours), abs=0.15)  # ours left out, not counted
     assert 0 <= load.measure(0.05) <= (os.cpu_count() or 1)
 
 

@@ -11,7 +11,7 @@ import time
 from collections import Counter
 
 import pytest
-from helpers import simpop, write_config
+from helpers import HANG, simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import judge_request, reworded, with_judges
@@ -112,7 +112,7 @@ def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project
                 probes = runs[0]
             time.sleep(0.02)
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=120)
+        _, stderr = process.communicate(timeout=HANG)
         assert probes is not None, stderr
         assert process.returncode == 130, stderr
         assert "Traceback" not in stderr
@@ -133,6 +133,7 @@ def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project
 # simpop.cli loads first) or inside the run command (its run modules, loaded once it has begun).
 INTERRUPT_ON_IMPORT = """
 import builtins, os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a background job ignores it)
 real, module = builtins.__import__, sys.argv[1]
 def hooked(name, *args, **kwargs):
     if name == module:
@@ -151,7 +152,7 @@ def test_ctrl_c_before_the_run_starts_is_one_line_and_130(project, module):
     config = "name: stop\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nscenarios: []\n"
     path = write_config(project, config)
     command = [sys.executable, "-c", INTERRUPT_ON_IMPORT, module, "run", str(path), "--no-judge"]
-    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=HANG)
     assert result.returncode == 130, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1] == "interrupted"

@@ -19,8 +19,12 @@ from simpop.run.plan import RunInputs
 # Measured on the README's main command (two cores, 420 cells, 210 groups): 296 and 274 calls
 # with the 1.5B, 468 with the 0.5B (more top-ups for questions that drift or repeat).
 CALLS_PER_GROUP = 1.5
-# bench/judge_speed.py on the same run's 261 answers: 3.1 calls per answer (reasons included).
-JUDGE_CALLS_PER_ANSWER = 3.1
+# Judge calls per answer (reasons included) grow with the answer's sentences: 3.1 on the same
+# run's 261 QAP answers (bench/judge_speed.py); 6.7 on 37 answers of the naive RAG bot with the
+# 0.5B (eye-naive-rag, 3 personas, --limit 3 --variants 1 --probes 1), taken for every bot
+# that writes its own answers.
+JUDGE_CALLS_PER_ANSWER = {"qap": 3.1}
+JUDGE_CALLS_PER_WRITTEN_ANSWER = 6.7
 # Prompt and reply tokens of a typical call, to turn the embedded server's measured reading and
 # writing speed into seconds before any call of that kind was timed here (the same runs:
 # 383 + 132 tokens per question-writing call, 1,130 prompt tokens per judged answer).
@@ -125,13 +129,14 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         )
     judge = config.judge or config.llm
     if config.scoring.judges:
+        per_answer = JUDGE_CALLS_PER_ANSWER.get(config.target.kind, JUDGE_CALLS_PER_WRITTEN_ANSWER)
         stages.append(
             _cost(
                 "judges",
-                JUDGE_CALLS_PER_ANSWER * cells,
+                per_answer * cells,
                 judge,
                 "yes_no",
-                f"about {JUDGE_CALLS_PER_ANSWER} per answer, up to {cells} answers",
+                f"about {per_answer} per answer, up to {cells} answers",
             )
         )
     else:
