@@ -6,7 +6,6 @@ Writes the run's report (as ``simpop report`` does) and saves the first 1280 x 9
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -14,26 +13,16 @@ from playwright.sync_api import sync_playwright
 
 from simpop.report.html import write_report
 from simpop.store import load_run
-
-# a closed network: no background connections, no updates, no first-run page
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from simpop.testing.browser import CHROMIUM_FLAGS, chromium
 
 
 def main(run: str, png: str) -> None:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
+    browser_path = chromium()
+    if browser_path is None:
         sys.exit("no chromium on this machine (apt-get install chromium)")
     report = write_report(load_run(Path(run)))
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=FLAGS)
+        browser = playwright.chromium.launch(executable_path=browser_path, args=CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(report.as_uri())
         page.wait_for_load_state("load")

@@ -8,27 +8,17 @@ fails the test instead of skipping it."""
 from __future__ import annotations
 
 import os
-import shutil
 
 import pytest
 
 from simpop.report.html import write_report
 from simpop.store import load_run
+from simpop.testing.browser import CHROMIUM_FLAGS, chromium
 from simpop.testing.hand_built import build_run
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = chromium()
 SCRIPT = "<script>window.__pwned = 1</script>"
 IMG = '<img src=x onerror="window.__pwned2 = 1">'
-# a closed network: no background connections, no updates, no first-run page
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 if CHROMIUM is None and os.environ.get("SIMPOP_REQUIRE_BROWSER") != "1":
     pytest.skip("no chromium on this machine (apt-get install chromium)", allow_module_level=True)
@@ -45,7 +35,7 @@ def test_report_renders_in_chromium_and_runs_no_injected_script(tmp_path):
 
     messages: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         page = browser.new_page()
         page.on("console", lambda m: messages.append(f"{m.type}: {m.text}"))
         page.on("pageerror", lambda e: messages.append(f"pageerror: {e}"))
