@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from simpop.errors import ConfigError
 from simpop.models import QAP, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
+from simpop.models.conversation_case import ConversationCase
 from simpop.textfiles import read_text
 
 M = TypeVar("M", bound=BaseModel)
@@ -111,6 +112,13 @@ def load_scenario(file: Path) -> Scenario:
 def load_scenarios(folder: Path, ids: list[str] | None = None) -> list[Scenario]:
     """Every ``*.yaml`` scenario in ``folder`` (sorted by id), or just the ``ids`` asked for."""
     return _load_folder(folder, "scenario", load_scenario, ids)
+
+
+def load_conversation_cases(folder: Path, ids: list[str] | None = None) -> list[ConversationCase]:
+    """Every ``*.yaml`` conversation case in ``folder`` (sorted by id), or just the ``ids`` asked for."""
+    return _load_folder(
+        folder, "conversation case", lambda file: validate(ConversationCase, read_yaml(file), str(file)), ids
+    )
 
 
 def load_vignettes(path: Path) -> list[Vignette]:

@@ -2,7 +2,8 @@
 
 ``record_base`` (what every record shares), ``inputs`` (personas, scenarios, QAPs, documents),
 ``run_config`` (a run's configuration; ``registry`` holds the target kinds), ``records`` (per-cell
-records), ``summary`` (``summary.json``) and ``benchmark`` (the yes/no benchmark).
+records), ``summary`` (``summary.json``), ``benchmark`` (the yes/no benchmark) and ``conversation_case``
+(the cases simulated patients play out over several turns).
 """
 
 from __future__ import annotations
