@@ -159,17 +159,22 @@ def writes_question_only(scenario: Scenario, source: ProbeSource) -> bool:
     return scenario.keeps_meaning and scenario.source == "qap" and len(source.questions) == 1
 
 
-def probe_messages(
-    persona: Persona, scenario: Scenario, domain: Domain | None, source: ProbeSource, n: int
-) -> list[dict[str, str]]:
-    """The persona as system prompt; the scenario's situation and ``n`` messages to write as
-    the task."""
-    system = load_prompt("patient_system").render(
+def persona_system(persona: Persona) -> str:
+    """The system prompt of the LLM acting as ``persona``."""
+    return load_prompt("patient_system").render(
         vignette=persona.vignette.strip(),
         language_name=LANGUAGE_NAMES.get(persona.language, persona.language),
         language_level=persona.language_level,
         health_literacy=persona.health_literacy,
     )
+
+
+def probe_messages(
+    persona: Persona, scenario: Scenario, domain: Domain | None, source: ProbeSource, n: int
+) -> list[dict[str, str]]:
+    """The persona as system prompt; the scenario's situation and ``n`` messages to write as
+    the task."""
+    system = persona_system(persona)
     text = situation(scenario, domain, source)
     one_question = writes_question_only(scenario, source)
     task = load_prompt("probe_task").render(
