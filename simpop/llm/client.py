@@ -204,8 +204,7 @@ class LLMClient:
         """The reply to ``messages`` parsed as ``schema``."""
         messages = list(messages)
         for attempt in range(self.config.validation_retries + 1):
-            request = self._request(messages, temperature, max_tokens, seed)
-            request["response_format"] = _response_format(schema)
+            request = self._request(messages, temperature, max_tokens, seed, schema)
             reply = await self._complete(request, accept=lambda text: _valid(schema, text), kind="schema")
             try:
                 return schema.model_validate_json(reply)
@@ -240,8 +239,7 @@ class LLMClient:
         """Whether ``structured`` with these arguments would be answered from the cache."""
         if self.cache is None or not self.read_cache:
             return False
-        request = self._request(list(messages), temperature, max_tokens, seed)
-        request["response_format"] = _response_format(schema)
+        request = self._request(list(messages), temperature, max_tokens, seed, schema)
         reply = self.cache.get(cache_key(request, self.config.base_url))
         return reply is not None and _valid(schema, reply)
 
@@ -275,7 +273,12 @@ class LLMClient:
         return None if reply in (NO_LOGPROBS, NEITHER) else float(reply)
 
     def _request(
-        self, messages: Messages, temperature: float | None, max_tokens: int | None, seed: int | None
+        self,
+        messages: Messages,
+        temperature: float | None,
+        max_tokens: int | None,
+        seed: int | None,
+        schema: type[BaseModel] | None = None,
     ) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.config.model,
@@ -285,6 +288,8 @@ class LLMClient:
         }
         if seed is not None:
             request["seed"] = seed
+        if schema is not None:
+            request["response_format"] = _response_format(schema)
         return request
 
     async def _complete(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from functools import partial
 
 from rich.progress import Progress
@@ -74,10 +75,7 @@ def wrapped(
 
 async def write_candidates(
     llm: LLMClient,
-    messages: list[dict[str, str]],
-    wanted: int,
-    seed: int,
-    one_question: bool,
+    request: GroupRequest,
     check: Callable[[list[str | None]], Awaitable[list[Fidelity | None]]],
     needed: int,
 ) -> tuple[list[str | None], list[Fidelity | None], str | None]:
@@ -87,14 +85,15 @@ async def write_candidates(
     candidates: list[str | None] = []
     checks: list[Fidelity | None] = []
     error = None
-    limit = MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS
     for attempt in range(1 + RETRIES):
         try:
-            written = await write_probes(llm, messages, wanted, seed + attempt, limit)
+            written = await write_probes(
+                llm, request.messages, request.wanted, request.seed + attempt, request.max_chars
+            )
         except LLMError as exc:
             error = str(exc)
             break
-        candidates += one_question_each(written) if one_question else written
+        candidates += one_question_each(written) if request.one_question else written
         checks = await check(candidates)
         if len(usable(checks)) >= needed:
             break
@@ -123,26 +122,36 @@ def plan_groups(inputs: RunInputs) -> dict[tuple[str, str, str], list[Cell]]:
     return groups
 
 
-def group_request(
-    inputs: RunInputs, cells: list[Cell], run_seed: int
-) -> tuple[list[dict[str, str]], int, int, bool]:
+@dataclass(frozen=True)
+class GroupRequest:
     """A group's first LLM request: its messages, the number of messages asked for, the
     sampling seed, and whether it asks for the question alone."""
+
+    messages: list[dict[str, str]]
+    wanted: int
+    seed: int
+    one_question: bool
+
+    @property
+    def max_chars(self) -> int:
+        return MAX_QUESTION_CHARS if self.one_question else MAX_MESSAGE_CHARS
+
+
+def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupRequest:
+    """The first request of the group of ``cells``."""
     persona = next(p for p in inputs.personas if p.id == cells[0].persona_id)
     scenario, source = inputs.scenarios[cells[0].scenario_id], inputs.source(cells[0])
     one_question = writes_question_only(scenario, source)
     wanted = (QUESTION_OVERSAMPLE if one_question else OVERSAMPLE) * len(cells)
     messages = probe_messages(persona, scenario, inputs.domain, source, wanted)
-    return messages, wanted, sampling_seed(run_seed, cells[0]), one_question
+    return GroupRequest(messages, wanted, sampling_seed(run_seed, cells[0]), one_question)
 
 
 def cached_groups(inputs: RunInputs, llm: LLMClient, run_seed: int) -> int:
     """How many groups' first request the LLM cache already answers (no LLM call)."""
     return sum(
-        probes_cached(llm, messages, wanted, seed, MAX_QUESTION_CHARS if one_question else MAX_MESSAGE_CHARS)
-        for messages, wanted, seed, one_question in (
-            group_request(inputs, cells, run_seed) for cells in plan_groups(inputs).values()
-        )
+        probes_cached(llm, r.messages, r.wanted, r.seed, r.max_chars)
+        for r in (group_request(inputs, cells, run_seed) for cells in plan_groups(inputs).values())
     )
 
 
@@ -183,14 +192,15 @@ async def generate_probes(
     async def one_group(cells: list[Cell]) -> None:
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
         source = inputs.source(cells[0])
-        messages, wanted, seed, one_question = group_request(inputs, cells, run_seed)
+        request = group_request(inputs, cells, run_seed)
+        one_question = request.one_question
         bound = min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
             bound = chunk_min_similarity
         keeps_meaning = aspects is not None and scenario.keeps_meaning and len(source.questions) == 1
         if keeps_meaning:
             bound = None  # the meaning check judges it (a bare "it" is far from the seed by cosine)
-        prompt_text = "\n".join(m["content"] for m in messages if m["role"] != "system")
+        prompt_text = "\n".join(m["content"] for m in request.messages if m["role"] != "system")
         check = partial(
             check_group,
             seed_text=source.seed_text,
@@ -219,9 +229,7 @@ async def generate_probes(
                 )
             return await asyncio.to_thread(check, texts, meaning=meaning)
 
-        candidates, first, error = await write_candidates(
-            llm, messages, wanted, seed, one_question, checked, len(cells)
-        )
+        candidates, first, error = await write_candidates(llm, request, checked, len(cells))
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}
         chosen = most_usable(first, len(cells), copies)
@@ -262,7 +270,7 @@ async def generate_probes(
                 topic=inputs.topic(cell),
                 hcat_type=scenario.hcat_type,
                 fidelity=fidelity,
-                sampling_seed=seed,
+                sampling_seed=request.seed,
                 prompt=prompt,
                 llm_model=llm.config.model,
                 gold_ids=inputs.gold_ids(cell),

@@ -144,8 +144,8 @@ def summarise(
         accuracy = QAPAccuracy(personas=rows, total=total)
     by_persona, by_scenario, by_pair = means.means(persona_ids, list(dict.fromkeys(inputs.scenarios)), seed)
     stage_rows = stages.stages(len(inputs.cells))
-    planned: dict[Group, int] = Counter(("scenario", c.scenario_id) for c in inputs.cells)
-    planned |= Counter(("persona", c.persona_id) for c in inputs.cells)
+    planned: Counter[Group] = Counter(("scenario", c.scenario_id) for c in inputs.cells)
+    planned.update(("persona", c.persona_id) for c in inputs.cells)
     return RunSummary(
         run_id=store.run_id,
         target=target,
