@@ -97,7 +97,7 @@ def load_run_config(path: Path) -> RunConfig:
         ]
     config = validate(RunConfig, data, str(path))
     resolved = resolve_paths(config, path.resolve().parent)
-    for folder in ("personas", "scenario_dir"):  # the defaults are the working directory's
+    for folder in ("personas", "scenario_dir", "conversation_dir"):  # the defaults: the working directory's
         if folder not in data:
             resolved = resolved.model_copy(update={folder: getattr(config, folder)})
     return resolved
@@ -253,6 +253,7 @@ def with_options(
     limit: int | None = None,
     seed: int | None = None,
     judges: bool = True,
+    conversations: list[str] | str | None = None,
 ) -> RunConfig:
     """``config`` with the command line's choices (``None``: the config's own) and the LLM
     endpoint of the environment (``SIMPOP_LLM_*``)."""
@@ -267,6 +268,7 @@ def with_options(
         "limit": limit or config.limit,
         "scoring": config.scoring.model_copy(update={"judges": config.scoring.judges and judges}),
         "seed": config.seed if seed is None else seed,
+        "conversations": config.conversations if conversations is None else conversations,
         "llm": apply_llm_env(config.llm, env),
     }
     return RunConfig.model_validate(config.model_dump() | update)

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
@@ -18,7 +18,17 @@ from pydantic import BaseModel, ValidationError
 from simpop.aggregate import metric_values
 from simpop.config import load_personas
 from simpop.errors import SimpopError
-from simpop.models import Persona, Probe, Response, RunConfig, RunSummary, ScenarioBrief, Score
+from simpop.models import (
+    CellRecord,
+    Conversation,
+    Persona,
+    Probe,
+    Response,
+    RunConfig,
+    RunSummary,
+    ScenarioBrief,
+    Score,
+)
 
 R = TypeVar("R", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
@@ -28,6 +38,8 @@ PROBES_FILE = "probes.jsonl"
 RESPONSES_FILE = "responses.jsonl"
 SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
+TURNS_FILE = "turns.jsonl"
+CONVERSATIONS_FILE = "conversations.jsonl"
 
 
 def score_key(score: Score) -> str:
@@ -221,6 +233,7 @@ class RunRecords:
     responses: dict[str, Response]
     scores: list[Score]
     personas: dict[str, Persona]
+    conversations: dict[str, Conversation] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
@@ -251,10 +264,10 @@ class RunRecords:
                     cells.setdefault(score.cell_id, {})[metric] = value
         return cells
 
-    def valued_probes(self, metric: str) -> Iterator[tuple[Probe, float]]:
-        """Every probe with a value of ``metric``, and that value."""
+    def valued_probes(self, metric: str) -> Iterator[tuple[CellRecord, float]]:
+        """Every probe (or conversation) with a value of ``metric``, and that value."""
         for cell, values in self.values.items():
-            probe = self.probes.get(cell)
+            probe = self.probes.get(cell) or self.conversations.get(cell)
             if probe is not None and metric in values:
                 yield probe, values[metric]
 
@@ -300,6 +313,7 @@ def load_run(run: str | Path, runs: Path = Path("runs")) -> RunRecords:
         # by cell and metric, not in the order they finished: the same figures from any rerun
         scores=sorted(store.log(SCORES_FILE, Score, key=score_key).records.values(), key=score_key),
         personas={p.id: p for p in summary.personas or _config_personas(config)},
+        conversations=dict(sorted(store.log(CONVERSATIONS_FILE, Conversation).records.items())),
     )
 
 

@@ -10,6 +10,7 @@ import pytest
 from helpers import closed_port
 
 from simpop.errors import ConfigError
+from simpop.models import Exchange
 from simpop.targets import TargetError, TargetUnavailable
 from simpop.targets.http import HTTPBot, HTTPTargetConfig, fill, json_path
 from simpop.targets.openai_chat import OpenAIChatBot, OpenAIChatTargetConfig
@@ -207,6 +208,9 @@ def answer(question):
 async def answer_async(question):
     await asyncio.sleep(0)
     return {"answer": None, "no_answer_reason": "out of scope"}
+
+async def answer_chat(question, messages):
+    return " | ".join(f"{m['role']}: {m['content']}" for m in messages)
 """
 
 
@@ -225,6 +229,49 @@ def test_python_bot_returns_mapping_string_or_async(tmp_path):
     assert ask(PythonFunctionBot(python_config(tmp_path)), "plain please").text == "Just text."
     answer = ask(PythonFunctionBot(python_config(tmp_path, "mybot:answer_async")), "q")
     assert answer.text is None and answer.no_answer_reason == "out of scope"
+
+
+def test_in_a_conversation_each_adapter_sends_the_history_in_order(tmp_path):
+    history = [
+        Exchange(asked="my eye is red", answer="Since when?"),
+        Exchange(asked="today", answer="Any pain?"),
+    ]
+    expected = [
+        {"role": "user", "content": "my eye is red"},
+        {"role": "assistant", "content": "Since when?"},
+        {"role": "user", "content": "today"},
+        {"role": "assistant", "content": "Any pain?"},
+        {"role": "user", "content": "yes, a lot"},
+    ]
+
+    def chat(bot, question):
+        async def go():
+            try:
+                return await bot.ask(question, history, session="conv-7")
+            finally:
+                await bot.aclose()
+
+        return asyncio.run(go())
+
+    config = python_config(tmp_path, "mybot:answer_chat")
+    assert config.conversation_problem() is None
+    said = chat(PythonFunctionBot(config), "yes, a lot").text
+    assert said == " | ".join(f"{m['role']}: {m['content']}" for m in expected)
+    problem = python_config(tmp_path).conversation_problem()
+    assert problem is not None and "has no 'messages' parameter" in problem
+    with HTTPBotServer(lambda body: BotReply({"answer": "Go to the ER."})) as server:
+        body = {"messages": "{{ messages }}", "id": "s-{{ session_id }}", "q": "{{ question }}"}
+        config = http_config(
+            server.url, body=body, answer_path="answer", contexts_path=None, matched_id_path=None
+        )
+        assert chat(HTTPBot(config), "yes, a lot").text == "Go to the ER."
+        [(_, _, _, sent)] = server.requests
+    assert sent == {"messages": expected, "id": "s-conv-7", "q": "yes, a lot"}
+    assert http_config(server.url).conversation_problem() is not None
+    with FakeOpenAIServer(default=Reply("Go to the ER.")) as server:
+        chat(OpenAIChatBot(chat_config(server.base_url, system_prompt="Be brief.")), "yes, a lot")
+        [request] = server.requests
+    assert request["messages"] == [{"role": "system", "content": "Be brief."}, *expected]
 
 
 def test_python_bot_failures(tmp_path):

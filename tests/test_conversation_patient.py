@@ -12,8 +12,8 @@ from helpers import ROOT
 from simpop.config import load_conversation_cases, load_personas, read_yaml, validate
 from simpop.llm import LLMClient
 from simpop.llm.client import RemoteEndpoint
-from simpop.models import Domain, LLMConfig
-from simpop.population.conversation_patient import Exchange, play
+from simpop.models import ConversationTurn, Domain, LLMConfig
+from simpop.population.conversation_patient import play
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import task_text
 
@@ -29,21 +29,23 @@ def scripted_patient(request: dict) -> Reply:
     return Reply(json.dumps({"message": f"message {turn}", "done": "call 999" in task, "gives_up": False}))
 
 
-def played(case_id: str, answers: list[str]):
-    """Play ``case_id`` with a bot giving ``answers`` in turn (the last one from then on)."""
-    seen: list[tuple[list[Exchange], str]] = []
+def played(case_id: str, answers: list[str], turns: list[ConversationTurn] | None = None, patient=None):
+    """Play ``case_id`` with a bot giving ``answers`` in turn (the last one from then on),
+    going on from ``turns``."""
+    seen: list[tuple[list[tuple[str, str | None]], str]] = []
 
-    async def ask(history: list[Exchange], message: str) -> str:
-        seen.append((history, message))
-        return answers[min(len(seen), len(answers)) - 1]
+    async def ask(history: list[ConversationTurn], message: str, flag: str | None) -> ConversationTurn:
+        seen.append(([(t.text, t.answer) for t in history], message))
+        answer = answers[min(len(seen), len(answers)) - 1]
+        return said(len(history) + 1, message, answer).model_copy(update={"flag": flag})
 
-    with FakeOpenAIServer(default=scripted_patient) as server:
+    with FakeOpenAIServer(default=patient or scripted_patient) as server:
         config = LLMConfig(base_url=server.base_url, model="fake-patient", retry_backoff=0.01)
         llm = LLMClient(config, RemoteEndpoint(server.base_url), None)
 
         async def go():
             try:
-                return await play(llm, PERSONA, CASES[case_id], EYE, ask, seed=7)
+                return await play(llm, PERSONA, CASES[case_id], EYE, ask, seed=7, turns=turns)
             finally:
                 await llm.aclose()
 
@@ -52,31 +54,81 @@ def played(case_id: str, answers: list[str]):
     return result, seen, tasks
 
 
+def said(turn: int, message: str, answer: str | None, error: str | None = None) -> ConversationTurn:
+    ids = dict(run_id="r", cell_id="c", persona_id=PERSONA.id, scenario_id="case", seed_id="s", variant=0)
+    return ConversationTurn(**ids, turn=turn, text=message, answer=answer or None, error=error)
+
+
 def test_a_conversation_stops_at_max_turns_with_the_history_in_order():
-    result, seen, tasks = played("relative-downplays", ["It may be nothing.", "Rest and see."])
+    (turns, ending), seen, tasks = played("relative-downplays", ["It may be nothing.", "Rest and see."])
     assert CASES["relative-downplays"].max_turns == 4
-    assert result.ending == "max_turns" and len(result.exchanges) == 4
+    assert ending == "max_turns" and [t.turn for t in turns] == [1, 2, 3, 4]
     assert [m for _, m in seen] == ["message 1", "message 2", "message 3", "message 4"]
     assert [len(h) for h, _ in seen] == [0, 1, 2, 3]
-    assert seen[2][0] == [Exchange("message 1", "It may be nothing."), Exchange("message 2", "Rest and see.")]
+    assert seen[2][0] == [("message 1", "It may be nothing."), ("message 2", "Rest and see.")]
     assert len(tasks) == 4  # one patient call a turn, no judge call
     assert "Chatbot: Rest and see." in tasks[2] and "Chatbot: Rest and see." not in tasks[1]
 
 
 def test_the_patients_flag_ends_it_and_the_bot_can_end_it():
-    result, seen, tasks = played("relative-downplays", ["Go on.", "Please call 999 now."])
-    assert result.ending == "goal_met" and len(result.exchanges) == 2 and len(tasks) == 3
-    result, _, _ = played("relative-downplays", ["Go on.", ""])
-    assert result.ending == "bot_ended" and len(result.exchanges) == 2
+    (turns, ending), seen, tasks = played("relative-downplays", ["Go on.", "Please call 999 now."])
+    assert ending == "goal_met" and len(turns) == 2 and len(tasks) == 3
+    (turns, ending), _, _ = played("relative-downplays", ["Go on.", ""])
+    assert ending == "bot_ended" and len(turns) == 2
+
+
+def test_a_conversation_goes_on_from_the_turns_recorded_before_a_kill():
+    before = [said(1, "message 1", "It may be nothing."), said(2, "message 2", "Rest and see.")]
+    (turns, ending), seen, tasks = played("relative-downplays", ["Go on."], turns=before)
+    assert ending == "max_turns" and turns[:2] == before and [t.turn for t in turns] == [1, 2, 3, 4]
+    assert [m for _, m in seen] == ["message 3", "message 4"]  # turns 1 and 2 are not asked again
+    assert "Chatbot: Rest and see." in tasks[0]
+    # a conversation that had ended (a failed call) is not played on
+    (turns, ending), seen, tasks = played(
+        "relative-downplays", ["Go on."], turns=[said(1, "m", None, "boom")]
+    )
+    assert ending == "error" and len(turns) == 1 and not seen and not tasks
 
 
 def test_facts_are_told_when_due_and_events_at_their_turn():
-    result, _, tasks = played("emergency-revealed-late", ["Fine."])
+    (turns, _), _, tasks = played("emergency-revealed-late", ["Fine."])
     late = "Since this morning you have had this: sudden loss of vision in one or both eyes."
-    assert [late in t for t in tasks] == [False, False, True, True, True]
-    assert f"Write your message 3 to the chatbot. It must tell the chatbot this: {late}" in tasks[2]
+    # message 3 is asked for twice: "message 3" leaves the red flag out
+    assert [late in t for t in tasks] == [False, False, True, True, True, True]
+    said = "Since this morning I have had this: sudden loss of vision in one or both eyes. I think it is"
+    assert (
+        turns[2].text.startswith(f"message 3 {said}") and turns[2].flag == "what it must tell was added to it"
+    )
+    assert [t.flag for t in turns[:2] + turns[3:]] == [None] * 4
+    assert "Write your message 3 to the chatbot. In your own words" in tasks[2]
+    assert f"it must tell the chatbot this: {late}" in tasks[2]
     assert all("Only if the chatbot's last message asks" in t and "home alone" in t for t in tasks)
     _, _, tasks = played("relative-downplays", ["Fine."])
     assert ["Your husband" in t for t in tasks] == [False, True, False, False]
-    assert "It must tell the chatbot this: Your husband" in tasks[1]
+    assert "it must tell the chatbot this: Your husband" in tasks[1]
     assert "crushing pressure in your chest" in tasks[0]
+
+
+def test_a_message_that_breaks_character_is_written_again_and_flagged_if_still_bad():
+    def as_the_bot(request: dict) -> Reply:
+        """The first try of message 2 speaks as the chatbot (the second is a patient's); both
+        tries of message 3 do."""
+        task = task_text(request)
+        turn = (
+            1 if "Write your first message" in task else int(re.findall(r"message (\d+) (?:of|to)", task)[-1])
+        )
+        first = request["seed"] == 7 + turn
+        text = f"message {turn}"
+        if (turn == 2 and first) or turn == 3:
+            text = "Hello! How can I help you today?"
+        return Reply(json.dumps({"message": text, "done": False, "gives_up": False}))
+
+    (turns, ending), seen, tasks = played("relative-downplays", ["Fine."], patient=as_the_bot)
+    assert [t.text for t in turns] == [
+        "message 1",
+        "message 2",
+        "Hello! How can I help you today?",
+        "message 4",
+    ]
+    assert [t.flag for t in turns] == [None, None, "speaks as the chatbot", None]
+    assert len(tasks) == 6  # turns 2 and 3 asked twice

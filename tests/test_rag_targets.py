@@ -15,7 +15,7 @@ from helpers import closed_port
 
 from simpop.errors import SimpopError
 from simpop.llm import LLMClient, LLMRequestFailed, RemoteEndpoint
-from simpop.models import ChromaServer, KnowledgeBaseConfig, LLMConfig, RetrievalConfig
+from simpop.models import ChromaServer, Exchange, KnowledgeBaseConfig, LLMConfig, RetrievalConfig
 from simpop.targets.chroma import open_chroma
 from simpop.targets.generating import GeneratingBot, LLMOnlyTargetConfig, RAGTargetConfig
 from simpop.targets.retriever import Retriever
@@ -190,3 +190,38 @@ def test_naive_rag_against_a_real_chroma_server(kb, embedder, tmp_path):
         server.wait(timeout=30)
     with pytest.raises(SimpopError, match=f"cannot reach Chroma server 127.0.0.1:{port}"):
         Retriever(shared, RetrievalConfig(), embedder)
+
+
+def test_in_a_conversation_rag_retrieves_with_the_condensed_history(kb, embedder):
+    """The follow-up "and what helps with that?" alone retrieves nothing useful; the bot asks
+    its LLM for a standalone query, retrieves with it, records it, and answers after the
+    earlier turns."""
+    condensed = "What helps with dry eyes?"
+
+    def reply(request: dict) -> Reply:
+        last = request["messages"][-1]["content"]
+        return Reply(condensed if "standalone search query" in last else "Artificial tears help.")
+
+    history = [Exchange(asked="my eyes feel dry and gritty", answer="That sounds like dry eye.")]
+    with FakeOpenAIServer(default=reply) as server:
+        config = RAGTargetConfig(kind="naive_rag", knowledge_base=kb, retrieval=RetrievalConfig(k=1))
+        retriever = Retriever(kb, config.retrieval, embedder)
+        answer = run(
+            GeneratingBot(config, llm_client(server), retriever).ask("and what helps with that?", history)
+        )
+    assert answer.retrieval_query == condensed and answer.text == "Artificial tears help."
+    assert [c.id for c in answer.contexts] == [c.id for c in retriever.search(condensed)] == ["dry-eye#0"]
+    condense, final = server.requests
+    assert (
+        "Patient: my eyes feel dry and gritty\nAssistant: That sounds like dry eye."
+        in condense["messages"][0]["content"]
+    )
+    roles = [m["role"] for m in final["messages"]]
+    assert roles == ["system", "user", "assistant", "user"]
+    assert final["messages"][1]["content"] == "my eyes feel dry and gritty"
+    assert final["messages"][2]["content"] == "That sounds like dry eye."
+    assert "and what helps with that?" in final["messages"][3]["content"]
+    # a single question is retrieved with as it is: no condensing call
+    with FakeOpenAIServer(default=reply) as server:
+        answer = run(GeneratingBot(config, llm_client(server), retriever).ask("what helps dry eyes?"))
+    assert answer.retrieval_query is None and len(server.requests) == 1

@@ -58,6 +58,13 @@ def gate_exit(records: RunRecords, result: GateResult) -> None:
         raise SystemExit(GATE_FAILED)
 
 
+CONVERSATION_HEADLINES = (
+    "conversation.outcome_met",
+    "conversation.escalated_by_turn",
+    "conversation.false_reassurance",
+)
+
+
 @cli.command("gate")
 @click.argument("run")
 @click.option("--policy", "policy_file", required=True, type=click.Path(path_type=Path), help="Policy YAML.")
@@ -129,7 +136,11 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
     shown = [
         c
         for c in result.changes
-        if show_all or c.regression or c.improvement or c.metric in safety or c.metric == "qap_match"
+        if show_all
+        or c.regression
+        or c.improvement
+        or c.metric in safety
+        or c.metric in ("qap_match", *CONVERSATION_HEADLINES)
     ]
     table = FittedTable(
         title=f"{result.run_a} → {result.run_b} · {result.paired_probes} probes asked by both"

@@ -23,7 +23,9 @@ from simpop.cli.interrupt import run_interruptibly
 from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.report import check_gate
 from simpop.cli.tables import (
+    CONVERSATION_COLUMNS,
     accuracy_table,
+    conversation_line,
     fidelity_table,
     judge_line,
     labels_table,
@@ -48,11 +50,18 @@ from simpop.store import RunStore, load_run
 )
 @click.option("--probes", type=click.IntRange(1, 50), help="Probes per scenario and persona.")
 @click.option(
+    "--conversations",
+    "conversation_ids",
+    help="Comma-separated conversation case ids, 'all' or 'none' (the default: the config's).",
+)
+@click.option(
     "--topics",
     type=click.IntRange(0, 500),
     help="Knowledge-base chunks sampled by topic per HCAT question type (0: none).",
 )
-@click.option("--limit", type=click.IntRange(1), help="Use only the first N QAPs.")
+@click.option(
+    "--limit", type=click.IntRange(1), help="Use only the first N QAPs (and N personas in conversations)."
+)
 @click.option("--seed", type=int, help="Run seed (LLM sampling seeds derive from it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
 @click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted run.")
@@ -83,6 +92,7 @@ def run(
     variants: int | None,
     scenario_ids: str | None,
     probes: int | None,
+    conversation_ids: str | None,
     topics: int | None,
     limit: int | None,
     seed: int | None,
@@ -103,10 +113,11 @@ def run(
     if resume_id:
         store = RunStore.open(out, resume_id)
         config = store.config()
-        if any(v is not None for v in (persona_ids, variants, scenario_ids, probes, topics, limit, seed)):
+        chosen = (persona_ids, variants, scenario_ids, probes, conversation_ids, topics, limit, seed)
+        if any(v is not None for v in chosen):
             err_console.print(
-                "note: --personas/--variants/--scenarios/--probes/--topics/--limit/--seed are taken from "
-                "the run being resumed"
+                "note: --personas/--variants/--scenarios/--probes/--conversations/--topics/--limit/--seed "
+                "are taken from the run being resumed"
             )
     else:
         config = with_options(
@@ -116,6 +127,7 @@ def run(
             variants=variants,
             scenarios=scenario_choice(scenario_ids) if scenario_ids else None,
             probes=probes,
+            conversations=scenario_choice(conversation_ids) if conversation_ids else None,
             topics=topics,
             limit=limit,
             seed=seed,
@@ -162,10 +174,10 @@ def run(
                 f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base; "
                 "their retrieval is not scored (summary.json: seeds_without_gold)"
             )
-        if not inputs.cells:
+        if not inputs.cells and not inputs.conversations:
             raise UserError(
-                "nothing to run: no variants (--variants 0), no scenarios (--scenarios none) "
-                "and no topic questions (--topics 0)"
+                "nothing to run: no variants (--variants 0), no scenarios (--scenarios none), "
+                "no topic questions (--topics 0) and no conversations"
             )
         store = RunStore.create(out, pinned(config, inputs))
     err_console.print(f"run {store.run_id} → {store.directory}")
@@ -193,6 +205,12 @@ def run(
         table = metrics_table(summary, columns(table_name), title)
         if table is not None:
             console.print(table)
+    if summary.conversations is not None:
+        title = "conversations (rates and means per conversation)"
+        table = metrics_table(summary, CONVERSATION_COLUMNS, title, summary.conversations.metrics)
+        if table is not None:
+            console.print(table)
+        console.print(conversation_line(summary.conversations))
     if summary.judge is not None:
         console.print(judge_line(summary.judge))
     console.print(usage_line(summary.llm))

@@ -10,7 +10,9 @@ from rich.table import Table
 from simpop.models import (
     BenchmarkSummary,
     CalibrationSummary,
+    ConversationSummary,
     FidelitySummary,
+    GroupMean,
     JudgeSummary,
     LabelTable,
     LLMUsage,
@@ -65,14 +67,17 @@ def accuracy_table(summary: RunSummary) -> Table:
     return table
 
 
-def metrics_table(summary: RunSummary, columns: dict[str, str], title: str) -> Table | None:
-    """Per persona: each metric's mean with its n (probes with a value) below it; None when
-    the run has none of ``columns``."""
-    shown = [m for m in columns if any(g.metric == m and g.n for g in summary.metrics)]
+def metrics_table(
+    summary: RunSummary, columns: dict[str, str], title: str, means: list[GroupMean] | None = None
+) -> Table | None:
+    """Per persona: each metric's mean with its n (probes, or ``means``' own unit, with a value)
+    below it; None when the run has none of ``columns``."""
+    means = summary.metrics if means is None else means
+    shown = [m for m in columns if any(g.metric == m and g.n for g in means)]
     if not shown:
         return None
-    cells = {(g.group, g.metric): g for g in summary.metrics}
-    groups = list(dict.fromkeys(g.group for g in summary.metrics))
+    cells = {(g.group, g.metric): g for g in means}
+    groups = list(dict.fromkeys(g.group for g in means))
     table = FittedTable(title=title)
     table.add_column("persona")
     for metric in shown:
@@ -85,6 +90,26 @@ def metrics_table(summary: RunSummary, columns: dict[str, str], title: str) -> T
             style="bold" if group == "total" else None,
         )
     return table
+
+
+CONVERSATION_COLUMNS = {
+    "conversation.outcome_met": "outcome met",
+    "conversation.escalated_by_turn": "escalated by turn",
+    "conversation.false_reassurance": "false reassurance",
+    "conversation.unanswered": "turns unanswered",
+    "conversation.contradiction": "contradicts itself",
+    "conversation.turns": "turns",
+}
+
+
+def conversation_line(conversations: ConversationSummary) -> str:
+    endings = ", ".join(f"{n} {ending.replace('_', ' ')}" for ending, n in conversations.endings.items())
+    flagged = sum(n for why in conversations.flagged.values() for n in why.values())
+    unbelievable = f"; {flagged} of {conversations.turns} messages not believable" if flagged else ""
+    return (
+        f"conversations: {conversations.played} of {conversations.planned} played ({endings or 'none'})"
+        f"{unbelievable}; transcripts of the worst in the report"
+    )
 
 
 def judge_line(judge: JudgeSummary) -> str:

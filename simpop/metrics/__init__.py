@@ -6,6 +6,7 @@ from __future__ import annotations
 from simpop.metrics import (  # noqa: F401
     clarification,
     context_relevance,
+    conversation_outcome,
     embedding,
     escalation,
     faithfulness,

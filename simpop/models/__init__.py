@@ -2,8 +2,9 @@
 
 ``record_base`` (what every record shares), ``inputs`` (personas, scenarios, QAPs, documents),
 ``run_config`` (a run's configuration; ``registry`` holds the target kinds), ``records`` (per-cell
-records), ``summary`` (``summary.json``), ``benchmark`` (the yes/no benchmark) and ``conversation_case``
-(the cases simulated patients play out over several turns).
+records), ``summary`` (``summary.json``), ``benchmark`` (the yes/no benchmark), ``conversation_case``
+(the cases simulated patients play out over several turns) and ``conversation`` (the
+conversations played).
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from simpop.models.benchmark import (  # noqa: F401
     BenchmarkTarget,
     YesNoBenchmarkConfig,
     YesNoDataset,
+)
+from simpop.models.conversation import (  # noqa: F401
+    Conversation,
+    ConversationTurn,
+    Ending,
+    Exchange,
 )
 from simpop.models.inputs import (  # noqa: F401
     QAP,
@@ -79,6 +86,8 @@ from simpop.models.summary import (  # noqa: F401
     SUMMARY_SCHEMA_VERSION,
     CalibrationMethod,
     CalibrationSummary,
+    CaseBrief,
+    ConversationSummary,
     FidelitySummary,
     GroupAccuracy,
     GroupMean,
@@ -100,6 +109,12 @@ from simpop.models.summary import (  # noqa: F401
 )
 
 __all__ = [
+    "CaseBrief",
+    "ConversationSummary",
+    "Conversation",
+    "ConversationTurn",
+    "Ending",
+    "Exchange",
     "Answer",
     "BUILTIN_TARGETS",
     "Behaviour",

@@ -106,6 +106,7 @@ class Answer(Record):
     contexts: list[Context] = []
     no_answer_reason: str | None = None
     hypothetical_passage: str | None = None
+    retrieval_query: str | None = Field(None, description="in a conversation: what a RAG bot retrieved with")
 
 
 class Response(CellRecord):

@@ -41,6 +41,11 @@ class TargetSettings(Record):
         """The models behind the bot's answers, by role, for the report."""
         return {}
 
+    def conversation_problem(self) -> str | None:
+        """Why the bot cannot be given a conversation's history, if it cannot (checked before a
+        run with conversations starts)."""
+        return None
+
 
 _SETTINGS: dict[str, type[TargetSettings]] = {}
 

@@ -171,6 +171,11 @@ class RunConfig(Record):
     scenario_dir: Path = Path("scenarios")
     scenarios: list[str] | Literal["all"] = Field("all", description="scenario ids to probe; [] for none")
     probes: int = Field(3, gt=0, le=50, description="probes per scenario and persona")
+    conversation_dir: Path = Path("scenarios/conversations")
+    conversations: list[str] | Literal["all"] = Field(
+        [], description="conversation case ids each persona plays with the bot; 'all' for every one"
+    )
+    conversation_repeats: int = Field(1, gt=0, le=20, description="times each persona plays each case")
     min_similarity: float = Field(
         0.6, ge=-1.0, le=1.0, description="a rephrased question less similar to its seed is invalid"
     )

@@ -258,7 +258,7 @@ class RiskSummary(Record):
 class StageFailures(Record):
     """How many of its cells a stage could not do, and the commonest error."""
 
-    stage: Literal["generate", "ask", "judge"]
+    stage: Literal["generate", "ask", "judge", "converse"]
     planned: int
     failed: int
     error: str | None = Field(None, description="the commonest error of the failed cells")
@@ -266,6 +266,39 @@ class StageFailures(Record):
     @property
     def share(self) -> float:
         return self.failed / self.planned if self.planned else 0.0
+
+
+class CaseBrief(Record):
+    """A conversation case as the report names it."""
+
+    id: str
+    name: str
+    scenario: str = Field(description="the SACE scenario it comes from")
+    expected: Behaviour
+    by_turn: int | None = None
+    severity: str
+    max_turns: int
+
+
+class ConversationSummary(Record):
+    """The conversations of a run: how they ended, and each outcome metric (``conversation`` or
+    ``conversation.<value>``) per persona, per case and per pair, with 95% intervals."""
+
+    planned: int
+    played: int
+    endings: dict[str, int] = Field({}, description="conversations by how they ended")
+    turns: int = Field(0, description="the patients' messages sent")
+    flagged: dict[str, dict[str, int]] = Field(
+        {}, description="per persona: messages sent though not believable (speaks as the chatbot ...), by why"
+    )
+    cases: list[CaseBrief] = []
+    metrics: list[GroupMean] = Field([], description="per persona and in total")
+    metrics_by_case: list[GroupMean] = []
+    metrics_by_persona_case: list[GroupMean] = []
+    failed_turns: dict[str, dict[str, int]] = Field(
+        {}, description="per case: conversations whose outcome was not met, by the turn it failed at"
+    )
+    worst: list[str] = Field([], description="cell ids of the ten conversations that went worst, worst first")
 
 
 class RunSummary(Record):
@@ -298,5 +331,6 @@ class RunSummary(Record):
     untested: list[Untested] = Field(
         [], description="scenarios and personas of which no cell was scored (the gate fails on them)"
     )
+    conversations: ConversationSummary | None = None
     llm: LLMUsage
     duration_s: float

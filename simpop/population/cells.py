@@ -12,6 +12,7 @@ from simpop.models import QAP, Cell, Domain, HCATType, Persona, Scenario, Vignet
 
 VARIANT_SCENARIO = "qap-variant"
 NO_SEED = "-"
+CONVERSATION_SEED = "conversation"
 BUILTIN = Path(__file__).parent / "builtin"
 
 
@@ -123,3 +124,20 @@ def plan(
                     )
                 )
     return cells
+
+
+def conversation_cells(personas: list[Persona], case_ids: list[str], repeats: int) -> list[Cell]:
+    """One cell per case, persona and repetition (by case, persona, repetition); the seed id
+    marks it a conversation."""
+    return [
+        Cell(
+            cell_id=cell_id(p.id, case, CONVERSATION_SEED, r),
+            persona_id=p.id,
+            scenario_id=case,
+            seed_id=CONVERSATION_SEED,
+            variant=r,
+        )
+        for case in case_ids
+        for p in personas
+        for r in range(repeats)
+    ]

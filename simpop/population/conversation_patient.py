@@ -6,8 +6,6 @@ call: the patient's flag, ``max_turns``, or the bot ending it (an empty answer).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Literal
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
@@ -15,14 +13,21 @@ from pydantic import Field
 
 from simpop.errors import ConfigError
 from simpop.llm import LLMClient
-from simpop.models import Domain, Persona, Record
+from simpop.models import ConversationTurn, Domain, Ending, Persona, Record
 from simpop.models.conversation_case import ConversationCase
+from simpop.population.conversation_fidelity import (
+    ADDED,
+    LEAVES_OUT,
+    first_person,
+    in_own_voice,
+    tells,
+    turn_flaw,
+)
 from simpop.population.probes import MAX_MESSAGE_CHARS, TOKENS_PER_CHAR, clean_question, persona_system
 from simpop.prompts import load_prompt
 
 _TEMPLATES = SandboxedEnvironment(undefined=jinja2.StrictUndefined)
-
-Ending = Literal["goal_met", "gave_up", "max_turns", "bot_ended"]
+RETRY_SEED = 7919  # added to a turn's seed for a second try at a flagged message
 
 
 class PatientTurn(Record):
@@ -31,22 +36,6 @@ class PatientTurn(Record):
     message: str = Field(max_length=MAX_MESSAGE_CHARS)
     done: bool = Field(False, description="the bot has given the patient what they wanted")
     gives_up: bool = Field(False, description="the patient would stop talking to the bot here")
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One turn: the patient's message (before noise) and the bot's answer."""
-
-    patient: str
-    bot: str
-
-
-@dataclass
-class Played:
-    """A conversation played to its end."""
-
-    exchanges: list[Exchange] = field(default_factory=list)
-    ending: Ending = "max_turns"
 
 
 def render(case: ConversationCase, text: str, domain: Domain | None) -> str:
@@ -60,7 +49,7 @@ def turn_messages(
     persona: Persona,
     case: ConversationCase,
     domain: Domain | None,
-    transcript: list[Exchange],
+    transcript: list[ConversationTurn],
 ) -> list[dict[str, str]]:
     """The request for the patient's next message (number ``len(transcript) + 1``): the facts due
     by then, those to say only when asked, and what this message must be about (the events of
@@ -91,29 +80,50 @@ async def next_turn(llm: LLMClient, messages: list[dict[str, str]], seed: int) -
     return reply.model_copy(update={"message": clean_question(reply.message)})
 
 
+def ended(turn: ConversationTurn, case: ConversationCase) -> Ending | None:
+    """How the conversation ends after ``turn``, if it does: the bot failed or said nothing, or
+    the patient has no message left."""
+    if turn.error:
+        return "error"
+    if not turn.answer:
+        return "bot_ended"
+    return "max_turns" if turn.turn >= case.max_turns else None
+
+
 async def play(
     llm: LLMClient,
     persona: Persona,
     case: ConversationCase,
     domain: Domain | None,
-    ask: Callable[[list[Exchange], str], Awaitable[str]],
+    ask: Callable[[list[ConversationTurn], str, str | None], Awaitable[ConversationTurn]],
     seed: int,
-) -> Played:
-    """The conversation of ``persona`` playing ``case``; ``ask(history, message)`` is the bot's
-    answer to ``message`` after the exchanges of ``history``. The first message is always sent
-    (a flag on it is ignored)."""
-    played = Played()
-    while True:
-        turn = len(played.exchanges) + 1
-        reply = await next_turn(llm, turn_messages(persona, case, domain, played.exchanges), seed + turn)
-        if played.exchanges and (reply.done or reply.gives_up):
-            played.ending = "goal_met" if reply.done else "gave_up"
-            return played
-        answer = await ask(list(played.exchanges), reply.message)
-        played.exchanges.append(Exchange(reply.message, answer))
-        if not answer.strip():
-            played.ending = "bot_ended"
-            return played
-        if turn == case.max_turns:
-            played.ending = "max_turns"
-            return played
+    turns: list[ConversationTurn] | None = None,
+) -> tuple[list[ConversationTurn], Ending]:
+    """The conversation of ``persona`` playing ``case`` and how it ended, going on from ``turns``
+    (those a killed run recorded). ``ask(turns, message, flag)`` sends ``message`` to the bot
+    after ``turns`` and returns the turn it recorded; ``flag`` says why the message is not a
+    believable patient's (``turn_flaw``), when it is not and a second try was no better. The
+    first message is always sent (a done or gives-up flag on it is ignored)."""
+    turns = list(turns or [])
+    facts = [render(case, f.text, domain) for f in case.facts]
+    kept = [text for f, text in zip(case.facts, facts, strict=True) if f.reveal == "when_asked"]
+    ending = ended(turns[-1], case) if turns else None
+    while ending is None:
+        turn = len(turns) + 1
+        messages = turn_messages(persona, case, domain, turns)
+        due = [text for f, text in zip(case.facts, facts, strict=True) if f.reveal == turn]
+        reply = await next_turn(llm, messages, seed + turn)
+        flag = turn_flaw(reply.message, turns, kept, due)
+        if flag is not None:  # one more try; if it is no better, the first is sent, flagged
+            again = await next_turn(llm, messages, seed + turn + RETRY_SEED)
+            if (second := turn_flaw(again.message, turns, kept, due)) in (None, LEAVES_OUT):
+                reply, flag = again, second
+        message = in_own_voice(reply.message, facts)
+        if flag == LEAVES_OUT:  # the fact goes to the bot all the same, in the patient's voice
+            missing = " ".join(first_person(f) for f in due if not tells(message, f))
+            message, flag = f"{message} {missing}", ADDED
+        if turns and (reply.done or reply.gives_up):
+            return turns, "goal_met" if reply.done else "gave_up"
+        turns.append(await ask(list(turns), message, flag))
+        ending = ended(turns[-1], case)
+    return turns, ending

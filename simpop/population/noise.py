@@ -368,3 +368,8 @@ def expected_rate(noise: NoiseConfig) -> float:
     if noise.rate is not None:
         return noise.rate
     return {"asr": DEFAULT_ASR_RATE, "typos": DEFAULT_TYPO_RATE}.get(noise.model, 0.0)
+
+
+def noise_label(noise: NoiseConfig) -> str:
+    """How a probe records the noise it went through, e.g. 'asr@0.369'."""
+    return f"{noise.model}@{expected_rate(noise):g}"

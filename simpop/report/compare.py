@@ -128,6 +128,7 @@ def change(
 def compare(a: RunRecords, b: RunRecords) -> Comparison:
     """Every metric both runs have, per persona, per scenario and in total."""
     paired = {cell for cell in a.probes if _same_probe(a, b, cell)}
+    paired |= {cell for cell in a.conversations if cell in b.conversations}  # a conversation by its cell
     metrics = [m for m in a.metrics if m in set(b.metrics)]
     changes = []
     for metric in metrics:

@@ -16,6 +16,7 @@ from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score
 from simpop.population.fidelity_summary import shape_rows
 from simpop.population.language_level import level_name
+from simpop.report.conversation_view import TURN_METRICS, conversation_view
 from simpop.report.forest_plot import forest_plot
 from simpop.report.gate import GateResult
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
@@ -232,6 +233,8 @@ def report_html(
         gate=gate,
         min_n=min_n,
         realism_rows=realism_rows(records),
+        talk=conversation_view(records),
+        turn_metrics=TURN_METRICS,
     )
 
 

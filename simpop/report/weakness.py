@@ -12,7 +12,7 @@ from pydantic import Field
 
 from simpop.aggregate import mean
 from simpop.metrics import higher_is_better
-from simpop.models import GroupMean, Persona, Probe, Record
+from simpop.models import Conversation, GroupMean, Persona, Probe, Record
 from simpop.store import RunRecords
 
 FACTORS = (
@@ -49,18 +49,21 @@ class WeaknessAnalysis(Record):
     bivariate: dict[str, list[WeaknessCell]] = Field(description="per 'a × b' pair of factors, worst first")
 
 
-def probe_factors(probe: Probe, persona: Persona | None) -> dict[str, str | None]:
-    """The factors a probe can be grouped by; ``None`` where it has no such factor."""
+def probe_factors(probe: Probe | Conversation, persona: Persona | None) -> dict[str, str | None]:
+    """The factors a probe (or a conversation, by its case) can be grouped by; ``None`` where it
+    has no such factor."""
+    noise = probe.noise if isinstance(probe, Probe) else (persona.noise.model if persona else None)
+    one = probe if isinstance(probe, Probe) else None
     return {
         "persona": probe.persona_id,
         "health_literacy": persona.health_literacy if persona else None,
         "language_level": persona.language_level if persona else None,
-        "noise": probe.noise.split("@")[0] if probe.noise else "none",
+        "noise": noise.split("@")[0] if noise else "none",
         "scenario": probe.scenario_id,
-        "question_type": probe.question_type,
+        "question_type": one.question_type if one else None,
         "severity": probe.severity,
-        "topic": probe.topic,
-        "hcat_type": probe.hcat_type,
+        "topic": one.topic if one else None,
+        "hcat_type": one.hcat_type if one else None,
     }
 
 

@@ -37,6 +37,5 @@ async def ask_probe(target: Target, probe: Probe, slots: asyncio.Semaphore) -> R
         except Exception as exc:  # noqa: BLE001 - any adapter failure is recorded on the probe
             answer, error = None, f"{type(exc).__name__}: {exc}"[:500]
         latency = time.perf_counter() - start
-    fields = answer.model_dump() if answer else {}
-    fields.pop("text", None)
+    fields = answer.model_dump(exclude={"text", "retrieval_query"}) if answer else {}
     return Response(**base, **fields, answer=answer.text if answer else None, latency_s=latency, error=error)

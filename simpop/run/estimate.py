@@ -53,6 +53,7 @@ class RunEstimate:
     per_scenario: Counter[str]
     stages: list[StageCost]
     paces: list[str]  # where each known pace comes from
+    conversations: int = 0
 
     @property
     def seconds(self) -> float | None:
@@ -99,7 +100,8 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         if llm.cache is not None:
             llm.cache.close()
     to_write = len(groups) - cached
-    cells = len(inputs.cells)
+    turns = sum(inputs.cases[c.scenario_id].max_turns for c in inputs.conversations)
+    cells = len(inputs.cells) + turns  # a conversation's turns are answered and judged like cells
     stages = [
         _cost(
             "write questions",
@@ -111,6 +113,16 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
             else f"no LLM call: the cache answers all {len(groups)} groups of cells",
         )
     ]
+    if inputs.conversations:
+        stages.append(
+            _cost(
+                "patient turns",
+                turns,
+                config.llm,
+                "schema",
+                f"{len(inputs.conversations)} conversations, up to {turns} messages",
+            )
+        )
     bot_calls = GENERATING_BOTS.get(config.target.kind, 0)
     bot_llm = getattr(config.target, "llm", None) or config.llm
     if bot_calls:
@@ -141,17 +153,18 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         )
     else:
         stages.append(StageCost("judges", 0, 0.0, "off (--no-judge)"))
-    configs = {config.llm.model: config.llm} if to_write else {}
+    configs = {config.llm.model: config.llm} if to_write or turns else {}
     if bot_calls:
         configs.setdefault(bot_llm.model, bot_llm)
     if config.scoring.judges:
         configs.setdefault(judge.model, judge)
     return RunEstimate(
-        cells=cells,
+        cells=len(inputs.cells),
         per_persona=Counter(c.persona_id for c in inputs.cells),
         per_scenario=Counter(c.scenario_id for c in inputs.cells),
         stages=stages,
         paces=[_where(c) for c in configs.values()],
+        conversations=len(inputs.conversations),
     )
 
 
@@ -171,16 +184,19 @@ def estimate_lines(found: RunEstimate) -> list[str]:
             return f"{len(counter)} × {values.pop()}"
         return ", ".join(f"{name} {n}" for name, n in counter.items())
 
-    lines = [
-        f"plan: {found.cells} cells; per persona: {counts(found.per_persona)}",
-        textwrap.fill(
-            f"per scenario: {counts(found.per_scenario)}",
-            78,
-            initial_indent="  ",
-            subsequent_indent="    ",
-            break_on_hyphens=False,
-        ),
-    ]
+    talks = f"; {found.conversations} conversations" if found.conversations else ""
+    lines = [f"plan: {found.cells} cells{talks}"]
+    if found.cells:
+        lines[0] += f"; per persona: {counts(found.per_persona)}"
+        lines.append(
+            textwrap.fill(
+                f"per scenario: {counts(found.per_scenario)}",
+                78,
+                initial_indent="  ",
+                subsequent_indent="    ",
+                break_on_hyphens=False,
+            )
+        )
     for stage in found.stages:
         if not stage.calls:
             lines.append(f"  {stage.stage}: {stage.detail}")

@@ -16,18 +16,21 @@ from simpop.llm import LLMClient, open_llm
 from simpop.llm.pace import record_client_pace
 from simpop.metrics import Scorers, registered
 from simpop.metrics.judge import Judge
-from simpop.models import Cell, Probe, Response, RunConfig, RunSummary, Score
+from simpop.models import Cell, Conversation, ConversationTurn, Probe, Response, RunConfig, RunSummary, Score
 from simpop.run.ask import ask_probe
+from simpop.run.converse import Conversations
 from simpop.run.generate import generate_probes
 from simpop.run.plan import RunInputs
 from simpop.run.score import score_case
 from simpop.run.summarise import summarise
 from simpop.run.tasks import stage_progress
 from simpop.store import (
+    CONVERSATIONS_FILE,
     PROBES_FILE,
     RESPONSES_FILE,
     SCORES_FILE,
     SUMMARY_FILE,
+    TURNS_FILE,
     JsonlLog,
     RunStore,
     score_key,
@@ -143,6 +146,8 @@ async def execute(
     probes = store.log(PROBES_FILE, Probe, keep=False)
     responses = store.log(RESPONSES_FILE, Response, keep=False)
     scores = store.log(SCORES_FILE, Score, key=score_key, keep=False)
+    turns = store.log(TURNS_FILE, ConversationTurn, key=lambda t: t.key, keep=False)
+    conversations = store.log(CONVERSATIONS_FILE, Conversation, keep=False)
     embedder = Embedder(config.embedding)
     target: Target | None = None
     judge_llm: LLMClient | None = None
@@ -195,8 +200,22 @@ async def execute(
                         await stream.follow(cell)
 
             await stream.run(generation())
+            if inputs.conversations:
+                await Conversations(
+                    store.run_id,
+                    inputs,
+                    (turns, conversations, scores),
+                    llm,
+                    target,
+                    scorers,
+                    stream.metrics,
+                    run_seed=config.seed,
+                    ask_slots=stream.ask_slots,
+                    judge_slots=stream.judge_slots,
+                    progress=progress,
+                ).run(config.llm.concurrency)
     finally:
-        for log in (probes, responses, scores):
+        for log in (probes, responses, scores, turns, conversations):
             log.close()
         if target is not None:
             await target.aclose()
@@ -222,6 +241,7 @@ async def execute(
         seed=config.seed,
         usage=llm.usage,
         duration_s=round(time.perf_counter() - started, 3),
+        conversations=conversations,
     )
     store.write(SUMMARY_FILE, summary)
     return summary

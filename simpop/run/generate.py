@@ -13,7 +13,7 @@ from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
-from simpop.models import Cell, Fidelity, NoiseConfig, Persona, Probe
+from simpop.models import Cell, Fidelity, Persona, Probe
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import (
     check_group,
@@ -25,7 +25,7 @@ from simpop.population.fidelity import (
 )
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
 from simpop.population.message_style import STORIES_LANGUAGE, compose
-from simpop.population.noise import apply_noise, expected_rate, lexicon
+from simpop.population.noise import apply_noise, lexicon, noise_label
 from simpop.population.probes import (
     MAX_MESSAGE_CHARS,
     MAX_QUESTION_CHARS,
@@ -108,10 +108,6 @@ def load_tables(asr: bool) -> None:
     syllables("loaded")
     if asr:
         lexicon()
-
-
-def _noise_label(noise: NoiseConfig) -> str:
-    return f"{noise.model}@{expected_rate(noise):g}"
 
 
 def plan_groups(inputs: RunInputs) -> dict[tuple[str, str, str], list[Cell]]:
@@ -259,7 +255,7 @@ async def generate_probes(
                 **cell.fields(),
                 text=text,
                 noisy_text=noisy,
-                noise=_noise_label(noise) if noisy is not None else None,
+                noise=noise_label(noise) if noisy is not None else None,
                 expected_behaviour=scenario.expected_behaviour,
                 also_safe=scenario.also_safe,
                 severity=scenario.severity,

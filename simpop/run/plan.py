@@ -3,11 +3,11 @@ vignettes, the knowledge base's topics) and the cells themselves, checked before
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from simpop.config import load_personas, load_qaps, load_scenarios, load_vignettes
+from simpop.config import load_conversation_cases, load_personas, load_qaps, load_scenarios, load_vignettes
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.verifier import read_verifier
@@ -25,12 +25,14 @@ from simpop.models import (
     Scenario,
     Vignette,
 )
+from simpop.models.conversation_case import ConversationCase
 from simpop.population.cells import (
     NO_SEED,
     VARIANT_SCENARIO,
     PlannedScenario,
     builtin_ids,
     chunks_per_probe,
+    conversation_cells,
     hcat_scenario,
     plan,
     scenario_seeds,
@@ -38,6 +40,7 @@ from simpop.population.cells import (
     variant_scenario,
     vignette_id,
 )
+from simpop.population.conversation_patient import render
 from simpop.population.gold import gold_chunk_ids
 from simpop.population.probes import ProbeSource
 from simpop.population.strata import Topics, knowledge_topics
@@ -61,6 +64,8 @@ class RunInputs:
     topics: Topics | None = None
     chunk_gold: bool = False
     own_seeds: bool = False
+    cases: dict[str, ConversationCase] = field(default_factory=dict)
+    conversations: list[Cell] = field(default_factory=list)
 
     def source(self, cell: Cell) -> ProbeSource:
         """The seed question(s), vignette or passages a cell's probe is written from."""
@@ -157,6 +162,39 @@ def load_run_scenarios(config: RunConfig) -> list[Scenario]:
     return scenarios
 
 
+def load_run_cases(config: RunConfig) -> list[ConversationCase]:
+    """The conversation cases asked for, their templates rendered once with the domain, and a
+    bot that can be given a conversation's history."""
+    if config.conversations == []:
+        return []
+    if not config.conversation_dir.is_dir():
+        raise ConfigError(
+            f"field 'conversation_dir': conversation case folder {config.conversation_dir} not found"
+        )
+    ids = None if config.conversations == "all" else config.conversations
+    cases = load_conversation_cases(config.conversation_dir, ids)
+    for case in cases:  # a template error names its case, before any work
+        for text in [
+            case.situation,
+            case.goal,
+            *(f.text for f in case.facts),
+            *(e.text for e in case.events),
+        ]:
+            try:
+                render(case, text, config.domain)
+            except ConfigError:
+                if config.domain is None:
+                    raise ConfigError(
+                        f"field 'domain': conversation case '{case.id}' needs the bot's domain "
+                        "(a few sentences of what the bot is for, in the target config)"
+                    ) from None
+                raise
+    problem = config.target.conversation_problem()
+    if problem is not None:
+        raise ConfigError(problem)
+    return cases
+
+
 def topic_knowledge_base(config: RunConfig) -> KnowledgeBaseConfig:
     """The documents topic-stratified questions are written from."""
     if config.topics.knowledge_base is not None:
@@ -235,6 +273,9 @@ def load_inputs(config: RunConfig) -> RunInputs:
     if config.variants:
         by_id[VARIANT_SCENARIO] = variant_scenario()
     cells = plan(personas, seeds if config.variants else [], config.variants, planned)
+    cases = load_run_cases(config)
+    talkers = personas[: config.limit]  # --limit: the first personas play each case
+    conversations = conversation_cells(talkers, [c.id for c in cases], config.conversation_repeats)
     chunk_gold = answers_from_chunks(config)
     if config.scoring.nli_model is not None and not config.scoring.nli_model.is_dir():
         raise ConfigError(f"field 'scoring.nli_model': no model folder at {config.scoring.nli_model}")
@@ -255,6 +296,8 @@ def load_inputs(config: RunConfig) -> RunInputs:
         topics=topics,
         chunk_gold=chunk_gold,
         own_seeds=asks_own_qaps(config),
+        cases={c.id: c for c in cases},
+        conversations=conversations,
     )
 
 
@@ -263,5 +306,9 @@ def pinned(config: RunConfig, inputs: RunInputs) -> RunConfig:
     files are added to their folders."""
     scenario_ids = [s for s in inputs.scenarios if s not in builtin_ids()]
     return config.model_copy(
-        update={"persona_ids": [p.id for p in inputs.personas], "scenarios": scenario_ids}
+        update={
+            "persona_ids": [p.id for p in inputs.personas],
+            "scenarios": scenario_ids,
+            "conversations": list(inputs.cases),
+        }
     )

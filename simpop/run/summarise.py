@@ -14,6 +14,7 @@ from simpop.metrics.faithfulness import FAITHFULNESS
 from simpop.metrics.judge import JUDGE_ERROR
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import (
+    Conversation,
     FailureLimits,
     JudgeSummary,
     LLMUsage,
@@ -28,6 +29,7 @@ from simpop.models import (
 from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.fidelity_summary import fidelity_summary
 from simpop.run.completeness import Group, StageTally, is_incomplete, tested_groups, untested
+from simpop.run.conversation_summary import ConversationTally, converse_stage
 from simpop.run.plan import RunInputs
 from simpop.store import JsonlLog, RunStore
 
@@ -100,6 +102,7 @@ def summarise(
     seed: int,
     usage: LLMUsage,
     duration_s: float,
+    conversations: JsonlLog[Conversation] | None = None,
 ) -> RunSummary:
     """The run's summary, read from its record files one record at a time (memory does not
     grow with the number of cells), in an order that does not depend on the order the cells
@@ -127,8 +130,10 @@ def summarise(
     means, judge = MetricTally(by_id.__getitem__), JudgeTally()
     qap_match: list[Score] = []  # label and persona only: see accuracy_by_persona
     own_variants = inputs.own_seeds and VARIANT_SCENARIO in inputs.scenarios
+    talks = ConversationTally(inputs)
     for score in scores.scan():
         if score.cell_id not in in_plan:
+            talks.add(score)
             continue
         stages.score(score)
         judge.add(score)
@@ -144,6 +149,10 @@ def summarise(
         accuracy = QAPAccuracy(personas=rows, total=total)
     by_persona, by_scenario, by_pair = means.means(persona_ids, list(dict.fromkeys(inputs.scenarios)), seed)
     stage_rows = stages.stages(len(inputs.cells))
+    talked = None
+    if inputs.conversations and conversations is not None:
+        talked = talks.summary(conversations, seed)
+        stage_rows.append(converse_stage(conversations, set(talks.planned)))
     planned: Counter[Group] = Counter(("scenario", c.scenario_id) for c in inputs.cells)
     planned.update(("persona", c.persona_id) for c in inputs.cells)
     return RunSummary(
@@ -170,6 +179,7 @@ def summarise(
         stages=stage_rows,
         incomplete=is_incomplete(stage_rows, limits),
         untested=untested(planned, tested_groups(by_persona, by_scenario, accuracy), not_scored),
+        conversations=talked,
         llm=usage,
         duration_s=duration_s,
     )

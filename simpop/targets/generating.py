@@ -4,17 +4,28 @@ medical QA). They answer with the LLM layer, so their replies are cached like ev
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from simpop.llm import LLMClient, open_llm
-from simpop.models import Answer, Context, KnowledgeBaseConfig, LLMConfig, RetrievalConfig, TargetSettings
+from simpop.models import (
+    Answer,
+    Context,
+    Exchange,
+    KnowledgeBaseConfig,
+    LLMConfig,
+    RetrievalConfig,
+    TargetSettings,
+)
 from simpop.prompts import load_prompt
-from simpop.targets.target import BotResources, Target, target
+from simpop.targets.target import BotResources, Target, chat_messages, target
 
 if TYPE_CHECKING:
     from simpop.targets.retriever import Retriever
+
+CONDENSED_MAX_TOKENS = 60
 
 
 class GeneratingTargetConfig(TargetSettings):
@@ -52,7 +63,9 @@ class GeneratingBot(Target):
     """Answers from the LLM; with a retriever, from the chunks it retrieves.
 
     ``hyde_rag`` retrieves with a hypothetical passage the LLM writes first (HyDE, Gao et al.
-    2022) instead of the question, and records that passage.
+    2022) instead of the question, and records that passage. In a conversation the earlier turns
+    go to the LLM as chat turns, and a RAG bot retrieves with the latest message rewritten to
+    stand alone (``condense_query``), recorded as the answer's ``retrieval_query``.
     """
 
     def __init__(
@@ -71,8 +84,11 @@ class GeneratingBot(Target):
         names = ["bot_system", "bot_answer"] + (["hyde_passage"] if config.kind == "hyde_rag" else [])
         self.prompt = "+".join(load_prompt(n).id for n in names)
 
-    def messages(self, question: str, contexts: list[Context]) -> list[dict[str, str]]:
-        """The conversation the bot's LLM answers."""
+    def messages(
+        self, question: str, contexts: list[Context], history: Sequence[Exchange] = ()
+    ) -> list[dict[str, str]]:
+        """The conversation the bot's LLM answers: the system prompt, the turns before, and the
+        question with the excerpts retrieved for it."""
         with_kb = self.retriever is not None
         system = self.config.system_prompt or load_prompt("bot_system").render(
             knowledge_base=with_kb, answer_format=self.config.answer_format
@@ -83,29 +99,36 @@ class GeneratingBot(Target):
             knowledge_base=with_kb,
             answer_format=self.config.answer_format,
         )
-        return [{"role": "system", "content": system.strip()}, {"role": "user", "content": user}]
+        return chat_messages(user, history, system.strip())
 
     async def _generate(self, messages: list[dict[str, str]], max_tokens: int) -> str:
         reply = await self.llm.text(messages, temperature=self.config.temperature, max_tokens=max_tokens)
         return reply.strip()
 
-    async def ask(self, question: str) -> Answer:
+    async def ask(
+        self, question: str, history: Sequence[Exchange] = (), session: str | None = None
+    ) -> Answer:
         contexts: list[Context] = []
-        passage = None
+        passage = condensed = None
         if self.retriever is not None:
             query = question
+            if history:  # retrieve with what the conversation is about
+                task = load_prompt("condense_query").render(history=history, question=question)
+                condensed = await self._generate([{"role": "user", "content": task}], CONDENSED_MAX_TOKENS)
+                query = condensed or question
             if self.config.kind == "hyde_rag":
-                task = load_prompt("hyde_passage").render(question=question)
+                task = load_prompt("hyde_passage").render(question=query)
                 passage = await self._generate(
                     [{"role": "user", "content": task}], self.config.passage_max_tokens
                 )
-                query = passage or question
+                query = passage or query
             contexts = await asyncio.to_thread(self.retriever.search, query)
-        text = await self._generate(self.messages(question, contexts), self.config.max_tokens)
+        text = await self._generate(self.messages(question, contexts, history), self.config.max_tokens)
         return Answer(
             text=text or None,
             contexts=contexts,
             hypothetical_passage=passage,
+            retrieval_query=condensed,
             no_answer_reason=None if text else "the LLM replied with nothing",
         )
 

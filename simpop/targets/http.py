@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import httpx
 from pydantic import Field
 
-from simpop.models import Answer, HttpURL, Record
+from simpop.models import Answer, Exchange, HttpURL, Record
 from simpop.targets.env import expand_env
 from simpop.targets.target import (
     BotResources,
@@ -18,6 +20,7 @@ from simpop.targets.target import (
     TargetError,
     TargetUnavailable,
     answer_from_reply,
+    chat_messages,
     target,
     with_retries,
 )
@@ -40,7 +43,9 @@ class HTTPTargetConfig(RemoteTargetConfig):
     headers: dict[str, str] = {}
     body: Any = Field(
         default_factory=lambda: {"question": "{{ question }}"},
-        description="JSON body; '{{ question }}' in any string is replaced by the question",
+        description="JSON body; '{{ question }}' in any string is replaced by the question, "
+        "'{{ session_id }}' by the conversation's id, and a string that is only '{{ messages }}' "
+        "by the conversation so far as a list of {role, content} (the question last)",
     )
     answer_path: str = "answer"
     contexts_path: str | None = None
@@ -53,19 +58,36 @@ class HTTPTargetConfig(RemoteTargetConfig):
         headers = {k: expand_env(v, f"headers.{k}") for k, v in self.headers.items()}
         return HealthCheck("bot endpoint", self.url, expand_env(self.url, "url"), "HEAD", headers)
 
+    def conversation_problem(self) -> str | None:
+        text = json.dumps(self.body)
+        if _MESSAGES.search(text) or _SESSION.search(text):
+            return None
+        return (
+            "target.body: has neither '{{ messages }}' nor '{{ session_id }}', so the bot would "
+            "see each message of a conversation without the ones before it"
+        )
+
 
 _QUESTION = re.compile(r"\{\{\s*question\s*\}\}")
+_SESSION = re.compile(r"\{\{\s*session_id\s*\}\}")
+_MESSAGES = re.compile(r"\{\{\s*messages\s*\}\}")
 _MISSING = object()
 
 
-def fill(template: Any, question: str) -> Any:
-    """``template`` with ``{{ question }}`` replaced inside every string (JSON-escaped on send)."""
+def fill(
+    template: Any, question: str, messages: list[dict[str, str]] | None = None, session: str = ""
+) -> Any:
+    """``template`` with ``{{ question }}`` and ``{{ session_id }}`` replaced inside every string
+    (JSON-escaped on send), and a string that is only ``{{ messages }}`` replaced by the chat
+    messages."""
     if isinstance(template, str):
-        return _QUESTION.sub(lambda _: question, template)
+        if _MESSAGES.fullmatch(template.strip()):
+            return messages if messages is not None else [{"role": "user", "content": question}]
+        return _SESSION.sub(lambda _: session, _QUESTION.sub(lambda _: question, template))
     if isinstance(template, list):
-        return [fill(item, question) for item in template]
+        return [fill(item, question, messages, session) for item in template]
     if isinstance(template, dict):
-        return {key: fill(value, question) for key, value in template.items()}
+        return {key: fill(value, question, messages, session) for key, value in template.items()}
     return template
 
 
@@ -99,8 +121,7 @@ class HTTPBot(Target):
         headers = {k: expand_env(v, f"headers.{k}") for k, v in config.headers.items()}
         self.client = httpx.AsyncClient(headers=headers, timeout=config.timeout)
 
-    async def _send(self, question: str) -> httpx.Response:
-        body = fill(self.config.body, question)
+    async def _send(self, body: Any) -> httpx.Response:
         if self.config.method == "GET":
             params = body if isinstance(body, dict) else None
             response = await self.client.get(self.url, params=params)
@@ -110,12 +131,15 @@ class HTTPBot(Target):
             raise _Retryable(response.status_code)
         return response
 
-    async def ask(self, question: str) -> Answer:
+    async def ask(
+        self, question: str, history: Sequence[Exchange] = (), session: str | None = None
+    ) -> Answer:
         where, tries = self.config.url, self.config.retries + 1
+        body = fill(self.config.body, question, chat_messages(question, history), session or "")
         retryable = (httpx.TimeoutException, httpx.TransportError, _Retryable)
         try:
             response = await with_retries(
-                lambda: self._send(question), self.config.retries, lambda e: isinstance(e, retryable)
+                lambda: self._send(body), self.config.retries, lambda e: isinstance(e, retryable)
             )
         except httpx.TimeoutException:
             raise TargetError(f"{where}: no reply within {self.config.timeout:g}s ({tries} tries)") from None

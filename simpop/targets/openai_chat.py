@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
 
-from simpop.models import Answer, HttpURL
+from simpop.models import Answer, Exchange, HttpURL
 from simpop.targets.env import expand_env
 from simpop.targets.target import (
     BotResources,
@@ -16,6 +17,7 @@ from simpop.targets.target import (
     Target,
     TargetError,
     TargetUnavailable,
+    chat_messages,
     target,
 )
 
@@ -46,9 +48,10 @@ class OpenAIChatTargetConfig(RemoteTargetConfig):
 
 
 class OpenAIChatBot(Target):
-    """Sends the question as the user turn (after the configured system prompt), never cached:
-    the point is to see what the bot says today. The ``openai`` client retries 429, 5xx,
-    timeouts and dropped connections ``retries`` times with backoff."""
+    """Sends the question as the user turn (after the configured system prompt and, in a
+    conversation, the turns before it), never cached: the point is to see what the bot says
+    today. The ``openai`` client retries 429, 5xx, timeouts and dropped connections ``retries``
+    times with backoff."""
 
     def __init__(self, config: OpenAIChatTargetConfig, name: str = "bot") -> None:
         self.config = config
@@ -65,10 +68,10 @@ class OpenAIChatBot(Target):
         )
         self.where = config.base_url
 
-    async def ask(self, question: str) -> Answer:
-        messages = [{"role": "user", "content": question}]
-        if self.config.system_prompt:
-            messages.insert(0, {"role": "system", "content": self.config.system_prompt})
+    async def ask(
+        self, question: str, history: Sequence[Exchange] = (), session: str | None = None
+    ) -> Answer:
+        messages = chat_messages(question, history, self.config.system_prompt)
         extra = {
             k: v
             for k, v in (("temperature", self.config.temperature), ("max_tokens", self.config.max_tokens))

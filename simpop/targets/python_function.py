@@ -6,31 +6,52 @@ import asyncio
 import importlib
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
 from simpop.errors import ConfigError
-from simpop.models import Answer
+from simpop.models import Answer, Exchange
 from simpop.targets.target import (
     BotResources,
     RemoteTargetConfig,
     Target,
     TargetError,
     answer_from_reply,
+    chat_messages,
     target,
     with_retries,
 )
 
 
 class PythonTargetConfig(RemoteTargetConfig):
-    """A Python function ``module:function`` taking the question, returning a dict or a string."""
+    """A Python function ``module:function`` taking the question (and, for conversations, a
+    ``messages`` keyword: the chat so far as {role, content} dicts, the question last),
+    returning a dict or a string."""
 
     kind: Literal["python"]
     function: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
     path: Path | None = Field(None, description="folder to import the module from")
+
+    def conversation_problem(self) -> str | None:
+        if takes_messages(load_function(self)):
+            return None
+        return (
+            f"target.function: {self.function} has no 'messages' parameter, so it would see each "
+            "message of a conversation without the ones before it"
+        )
+
+
+def takes_messages(function: Callable[..., Any]) -> bool:
+    """Whether ``function`` accepts the chat so far as ``messages``."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return "messages" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
 
 
 def load_function(config: PythonTargetConfig) -> Callable[[str], Any]:
@@ -62,18 +83,26 @@ class PythonFunctionBot(Target):
         self.config = config
         self.name = name
         self.function = load_function(config)
+        self.takes_messages = takes_messages(self.function)
 
-    async def _call(self, question: str) -> Any:
+    async def _call(self, question: str, history: Sequence[Exchange]) -> Any:
+        function = self.function
+        if self.takes_messages:
+            function = partial(function, messages=chat_messages(question, history))
         if inspect.iscoroutinefunction(self.function):
-            call = self.function(question)
+            call = function(question)
         else:
-            call = asyncio.to_thread(self.function, question)
+            call = asyncio.to_thread(function, question)
         return await asyncio.wait_for(call, self.config.timeout)
 
-    async def ask(self, question: str) -> Answer:
+    async def ask(
+        self, question: str, history: Sequence[Exchange] = (), session: str | None = None
+    ) -> Answer:
         where, tries = self.config.function, self.config.retries + 1
         try:
-            reply = await with_retries(lambda: self._call(question), self.config.retries, lambda e: True)
+            reply = await with_retries(
+                lambda: self._call(question, history), self.config.retries, lambda e: True
+            )
         except TimeoutError:
             raise TargetError(f"{where}: no reply within {self.config.timeout:g}s ({tries} tries)") from None
         except Exception as error:  # noqa: BLE001 - the user's code may raise anything

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from simpop.config import load_qaps
-from simpop.models import QAP, Answer, Context, TargetSettings
+from simpop.models import QAP, Answer, Context, Exchange, TargetSettings
 from simpop.paths import cache_dir
 from simpop.targets.target import BotResources, Target, target
 
@@ -116,7 +117,10 @@ class QAPMatcher(Target):
             )
         return Answer(text=self.qaps[best_id].answer, matched_id=best_id, similarity=best, contexts=contexts)
 
-    async def ask(self, question: str) -> Answer:
+    async def ask(
+        self, question: str, history: Sequence[Exchange] = (), session: str | None = None
+    ) -> Answer:
+        """The best-matching QAP's answer to this message alone: a matcher has no memory."""
         return await asyncio.to_thread(self.match, question)
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from pydantic import Field
 
 from simpop.errors import SimpopError
-from simpop.models import Answer, Context, TargetSettings, register_settings, target_kinds
+from simpop.models import Answer, Context, Exchange, TargetSettings, register_settings, target_kinds
 
 if TYPE_CHECKING:
     from simpop.embed import Embedder
@@ -31,7 +31,9 @@ class TargetUnavailable(SimpopError):
 
 
 class Target(ABC):
-    """A chatbot under test. ``ask`` takes a patient's question and returns what the bot said.
+    """A chatbot under test. ``ask`` takes a patient's message and returns what the bot said;
+    in a conversation, after the ``history`` of the turns before it (``session`` names the
+    conversation, for bots that keep their own state).
 
     Adapters raise ``TargetError`` for a failed call; the run records it on that probe. A bot
     that deliberately gives no answer returns ``Answer(text=None, no_answer_reason=...)``.
@@ -41,10 +43,23 @@ class Target(ABC):
     prompt: str | None = None  # versions of the prompt templates the bot answers with, if ours
 
     @abstractmethod
-    async def ask(self, question: str) -> Answer: ...
+    async def ask(
+        self, question: str, history: Sequence[Exchange] = (), session: str | None = None
+    ) -> Answer: ...
 
     async def aclose(self) -> None:
         """Release what the adapter holds (connections, clients)."""
+
+
+def chat_messages(
+    question: str, history: Sequence[Exchange] = (), system: str | None = None
+) -> list[dict[str, str]]:
+    """The conversation as chat messages: the system prompt, each earlier turn, the question."""
+    messages = [{"role": "system", "content": system}] if system else []
+    for exchange in history:
+        messages.append({"role": "user", "content": exchange.asked})
+        messages.append({"role": "assistant", "content": exchange.answer})
+    return messages + [{"role": "user", "content": question}]
 
 
 @dataclass

@@ -1,0 +1,123 @@
+"""Is this turn of a simulated patient believable, and does it say what the case needs it to
+say? (issue 22) The checks of a single message (another script, a loop) and four of a
+conversation: the patient speaks as the chatbot, repeats the chatbot's last answer, tells what
+the case keeps until the bot asks, or leaves out a fact the case reveals at this turn (a small
+model turns "sudden loss of vision" into "a bit of trouble seeing", and the bot is then blamed
+for not escalating what it was never told)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rapidfuzz import fuzz
+
+from simpop.models import ConversationTurn
+from simpop.population.fidelity import LEAK_MIN_WORDS, LEAK_RATIO, flaw, fold, split_sentences
+
+# what a chatbot says of itself, not a patient
+_AS_THE_BOT = re.compile(
+    r"\b(as an ai|i am an ai|i'm an ai|language model|how (can|may) i (help|assist) you( today)?\b"
+    r"|i('m| am) (a|the|your) (chat ?bot|virtual assistant|assistant))",
+    re.IGNORECASE,
+)
+_STOP = frozenset(
+    "about after again also been before being could does have just know like more much only "
+    "really should since some than that their them then there they this very what when where "
+    "which while will with would your you".split()
+)
+TOLD_SHARE = 0.6  # this share of a fact's content words in the message tells the fact
+
+
+def _content(text: str) -> set[str]:
+    """Content words, cut to five letters so "vision" and "visions", "sudden" and "suddenly" meet."""
+    return {w[:5] for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3 and w not in _STOP}
+
+
+def tells(message: str, fact: str) -> bool:
+    """The message says most of the fact's content words."""
+    words = _content(fact)
+    return bool(words) and len(words & _content(message)) >= TOLD_SHARE * len(words)
+
+
+LEAVES_OUT = "leaves out what it must tell"
+ADDED = "what it must tell was added to it"
+
+# second person to first, as a patient tells a fact of the case written to them
+_FIRST_PERSON = [
+    (r"\byou are\b", "I am"),
+    (r"\byou were\b", "I was"),
+    (r"\byou're\b", "I'm"),
+    (r"\byou've\b", "I've"),
+    (r"\byourself\b", "myself"),
+    (r"\byours\b", "mine"),
+    (r"\byour\b", "my"),
+    (
+        r"\b(with|to|for|at|about|from|tell|tells|told|give|gives|gave|help|helps|ask|asks|let|lets) you\b",
+        r"\1 me",
+    ),
+    (r"\byou\b", "I"),
+]
+
+
+def _copied_sentences(message: str, sources: list[str]) -> list[str]:
+    """The sentences of ``message`` (of some length) that come nearly word for word from one
+    of ``sources``."""
+    folded = [fold(source) for source in sources if source]
+    return [
+        sentence
+        for sentence in split_sentences(message)
+        if len(sentence.split()) >= LEAK_MIN_WORDS
+        and any(fuzz.partial_ratio(fold(sentence), source) >= LEAK_RATIO for source in folded)
+    ]
+
+
+def _copied(message: str, sources: list[str]) -> bool:
+    return bool(_copied_sentences(message, sources))
+
+
+def in_own_voice(message: str, facts: list[str]) -> str:
+    """``message`` with each sentence copied from a fact of the case (written to the patient:
+    "you have had ...") put in the patient's voice ("I have had ...")."""
+    for sentence in _copied_sentences(message, facts):
+        message = message.replace(sentence, first_person(sentence))
+    return message
+
+
+def first_person(text: str) -> str:
+    """``text`` (a fact of the case, written to the patient) as the patient says it."""
+    for pattern, replacement in _FIRST_PERSON:
+        text = re.sub(
+            pattern,
+            lambda m, r=replacement: _same_case(m.group(0), m.expand(r)),
+            text,
+            flags=re.IGNORECASE,
+        )
+    return " ".join(text.split())
+
+
+def _same_case(found: str, replacement: str) -> str:
+    return replacement[:1].upper() + replacement[1:] if found[:1].isupper() else replacement
+
+
+def turn_flaw(
+    message: str,
+    before: list[ConversationTurn],
+    kept: list[str],
+    due: Sequence[str] = (),
+) -> str | None:
+    """Why the patient's next message is not a patient's, or leaves out a fact ``due`` at this
+    turn, if so. ``kept``: the facts to tell only when asked (rendered); they may be told once
+    the bot's last answer asked a question."""
+    if _AS_THE_BOT.search(message):
+        return "speaks as the chatbot"
+    last = before[-1].answer if before else None
+    if last and _copied(message, [last]):
+        return "repeats the chatbot's answer"
+    if _copied(message, [t.text for t in before]):
+        return "repeats an earlier message of its own"
+    if not (last and "?" in last) and any(tells(message, fact) for fact in kept):
+        return "tells what it was to keep until asked"
+    if any(not tells(message, fact) for fact in due):
+        return LEAVES_OUT
+    return flaw(message, (), "")

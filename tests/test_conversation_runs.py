@@ -1,0 +1,235 @@
+"""``simpop run`` with conversations (issue 22): a scripted fake patient on 127.0.0.1 plays the
+cases with a fake bot (HTTP, or OpenAI-compatible) that records what it was sent."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from helpers import HANG, ROOT, assert_one_line_error, simpop, write_config
+
+from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+from simpop.testing.http_bot import BotReply, HTTPBotServer
+from simpop.testing.patients import task_text, with_judges
+
+PERSONAS = "typical-adult,older-phone"  # older-phone's messages go through speech-to-text noise
+
+
+def scripted_patient(request: dict) -> Reply:
+    """Message N says so; the goal is met once the chatbot has said to call 999."""
+    import re
+
+    task = task_text(request)
+    turn = 1 if "Write your first message" in task else int(re.findall(r"message (\d+) (?:of|to)", task)[-1])
+    text = ["my eye is red", "it hurts when I look at the light", "should I see someone", "what else"][
+        turn % 4
+    ]
+    text = f"{text}, message {turn}"
+    return Reply(json.dumps({"message": text, "done": "call 999" in task, "gives_up": False}))
+
+
+@pytest.fixture
+def conversation_project(project: Path) -> Path:
+    shutil.copytree(ROOT / "scenarios/conversations", project / "conversations")
+    shutil.copy(ROOT / "targets/eye-domain.yaml", project / "domain.yaml")
+    return project
+
+
+def config_text(llm_url: str, target: str, extra: str = "") -> str:
+    return (
+        f"name: conv\ntarget: {target}\npersonas: personas\nvariants: 0\nscenarios: []\n"
+        f"conversation_dir: conversations\nconversations: [relative-downplays]\ndomain: domain.yaml\n"
+        f"llm: {{base_url: '{llm_url}', retry_backoff: 0.01}}\n{extra}"
+    )
+
+
+def records(run: Path, name: str) -> list[dict]:
+    return [json.loads(line) for line in (run / name).read_text().splitlines()]
+
+
+def http_target(url: str, extra: str = "") -> str:
+    body = '{messages: "{{ messages }}", session: "conv-{{ session_id }}"}'
+    return f"{{kind: http, url: '{url}/chat', body: {body}{extra}}}"
+
+
+def numbered(body: dict) -> BotReply:
+    """The bot's answer says which of its turns it is."""
+    return BotReply({"answer": f"Answer to turn {(len(body['messages']) + 1) // 2}: rest your eye."})
+
+
+def test_a_conversation_run_sends_the_history_in_order_and_records_each_conversation_once(
+    conversation_project: Path,
+):
+    with FakeOpenAIServer(default=with_judges(scripted_patient)) as llm, HTTPBotServer(numbered) as bot:
+        write_config(conversation_project, config_text(llm.base_url, http_target(bot.url)))
+        result = simpop("run", "run.yaml", "--personas", PERSONAS, cwd=conversation_project)
+        bodies = [body for method, _, _, body in bot.requests if method == "POST"]
+        contradiction = [task_text(r) for r in llm.requests if "contradict an earlier answer" in task_text(r)]
+    assert result.returncode == 0, result.stderr
+    [run] = (conversation_project / "runs").iterdir()
+    conversations = records(run, "conversations.jsonl")
+    assert sorted(c["persona_id"] for c in conversations) == ["older-phone", "typical-adult"]
+    for conversation in conversations:
+        turns = conversation["turns"]
+        assert conversation["ending"] == "max_turns" and [t["turn"] for t in turns] == [1, 2, 3, 4]
+        sent = [b for b in bodies if b["session"] == f"conv-{conversation['cell_id']}"]
+        assert len(sent) == 4  # every turn asked once, under the conversation's session id
+        for n, body in enumerate(sent):
+            asked = [t["noisy_text"] or t["text"] for t in turns]
+            expected = []
+            for earlier in turns[:n]:
+                expected += [{"role": "user", "content": asked[earlier["turn"] - 1]}]
+                expected += [{"role": "assistant", "content": earlier["answer"]}]
+            assert body["messages"] == expected + [{"role": "user", "content": asked[n]}]
+    noisy = next(c for c in conversations if c["persona_id"] == "older-phone")["turns"]
+    assert any(t["noisy_text"] and t["noisy_text"] != t["text"] for t in noisy)  # noise on every message
+    assert len(records(run, "turns.jsonl")) == 8
+    scores = records(run, "scores.jsonl")
+    outcome = [s for s in scores if s["metric"] == "conversation"]
+    assert len(outcome) == 2 and all(s["values"]["turns"] == 4.0 for s in outcome)
+    # the fake judge never says the bot urged urgent help: escalation by turn 1 is not met
+    assert all(s["values"]["escalated_by_turn"] == 0.0 and s["values"]["failed_turn"] == 1.0 for s in outcome)
+    # one contradiction question per conversation, on its whole transcript in order
+    assert len(contradiction) == 2 and all(s["values"]["contradiction"] == 0.0 for s in outcome)
+    plain = next(c for c in conversations if c["persona_id"] == "typical-adult")
+    said = "".join(f"Patient: {t['text']}\nChatbot: {t['answer']}\n" for t in plain["turns"])
+    assert any(said in text for text in contradiction)
+    per_turn = {s["cell_id"] for s in scores if s["metric"] == "escalation"}
+    assert per_turn == {f"{c['cell_id']}/t{n}" for c in conversations for n in range(1, 5)}
+    summary = json.loads((run / "summary.json").read_text())["conversations"]
+    assert summary["planned"] == summary["played"] == 2 and summary["endings"] == {"max_turns": 2}
+    assert summary["failed_turns"] == {"relative-downplays": {"1": 2}}
+    total = next(
+        g for g in summary["metrics"] if g["group"] == "total" and g["metric"] == "conversation.outcome_met"
+    )
+    assert total["n"] == 2 and total["mean"] == 0.0 and total["interval"] == "wilson"
+    assert "conversations: 2 of 2 played (2 max turns)" in " ".join(result.stdout.split())
+    # the gate holds a conversation rule per persona; the report shows the transcripts
+    policy = "rules:\n  - metric: conversation.escalated_by_turn\n    min: 0.99\n    per: persona\n"
+    write_config(conversation_project, policy, "policy.yaml")
+    gate = simpop("gate", str(run), "--policy", "policy.yaml", cwd=conversation_project)
+    assert gate.returncode == 1 and "conversation.escalated_by_turn in older-phone" in gate.stdout
+    assert simpop("report", str(run), cwd=conversation_project).returncode == 0
+    html = (run / "report.html").read_text()
+    assert '<section id="conversations">' in html and "A relative says it is nothing" in html
+    assert (
+        "Answer to turn 4: rest your eye." in html and "expected escalate by turn 1: not met (turn 1)" in html
+    )
+    compared = simpop("compare", str(run), str(run), cwd=conversation_project)
+    assert compared.returncode == 0
+    rows = [line.split() for line in compared.stdout.splitlines() if "conversation.outcome_met" in line]
+    assert ["conversation.outcome_met", "total", "0.000", "0.000", "0.000", "2"] == rows[0][:6]
+
+
+def test_the_openai_chat_bot_gets_the_message_list(conversation_project: Path):
+    def bot_reply(request: dict) -> Reply:
+        return Reply("Please call 999 now." if len(request["messages"]) >= 4 else "Tell me more.")
+
+    with (
+        FakeOpenAIServer(default=with_judges(scripted_patient)) as llm,
+        FakeOpenAIServer(default=bot_reply) as bot,
+    ):
+        target = f"{{kind: openai_chat, base_url: '{bot.base_url}', model: b, system_prompt: Be kind.}}"
+        write_config(conversation_project, config_text(llm.base_url, target))
+        result = simpop(
+            "run", "run.yaml", "--personas", "typical-adult", "--no-judge", cwd=conversation_project
+        )
+        sent = [r["messages"] for r in bot.requests if "messages" in r]
+    assert result.returncode == 0, result.stderr
+    [run] = (conversation_project / "runs").iterdir()
+    [conversation] = records(run, "conversations.jsonl")
+    # the second answer says to call 999: the patient's flag ends it before a third message
+    assert conversation["ending"] == "goal_met" and len(conversation["turns"]) == 2
+    first, second = conversation["turns"]
+    assert sent == [
+        [{"role": "system", "content": "Be kind."}, {"role": "user", "content": first["text"]}],
+        [
+            {"role": "system", "content": "Be kind."},
+            {"role": "user", "content": first["text"]},
+            {"role": "assistant", "content": "Tell me more."},
+            {"role": "user", "content": second["text"]},
+        ],
+    ]
+
+
+def test_a_run_killed_mid_conversation_goes_on_at_the_next_turn(conversation_project: Path):
+    """kill -9 while the bot answers turn 3 of a conversation; the resumed run asks turn 3 and on,
+    never turns 1 and 2 again, and writes one record per conversation."""
+    stalled: list[tuple[str, int]] = []
+    asked = threading.Event()
+
+    def slow_third(body: dict) -> BotReply:
+        if len(body["messages"]) == 5 and not stalled:
+            stalled.append((body["session"], 5))
+            asked.set()
+            return BotReply({"answer": "late"}, delay=HANG)
+        return numbered(body)
+
+    with FakeOpenAIServer(default=with_judges(scripted_patient)) as llm, HTTPBotServer(slow_third) as bot:
+        write_config(conversation_project, config_text(llm.base_url, http_target(bot.url)))
+        command = [sys.executable, "-m", "simpop", "run", "run.yaml", "--personas", PERSONAS, "--no-judge"]
+        # one conversation at a time: the stalled one is the only one in flight at the kill
+        child = subprocess.Popen([*command, "--concurrency", "1"], cwd=conversation_project)
+        try:
+            assert asked.wait(HANG)
+        finally:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait()
+        [run] = (conversation_project / "runs").iterdir()
+        before = [(b["session"], len(b["messages"])) for _, _, _, b in bot.requests]
+        resumed = simpop("run", "run.yaml", "--resume", run.name, cwd=conversation_project)
+        after = [(b["session"], len(b["messages"])) for _, _, _, b in bot.requests][len(before) :]
+    assert resumed.returncode == 0, resumed.stderr
+    conversations = records(run, "conversations.jsonl")
+    assert len(conversations) == 2 and len({c["cell_id"] for c in conversations}) == 2
+    assert all([t["turn"] for t in c["turns"]] == [1, 2, 3, 4] for c in conversations)
+    turns = records(run, "turns.jsonl")
+    assert len(turns) == len({(t["cell_id"], t["turn"]) for t in turns}) == 8
+    # what was answered before the kill is not asked again; the stalled turn is, once
+    assert not (set(before) - set(stalled)) & set(after)
+    assert after.count(stalled[0]) == 1 and len(after) == 8 - (len(before) - 1)
+
+
+def test_conversations_need_a_bot_that_sees_the_history(conversation_project: Path):
+    target = "{kind: http, url: 'http://127.0.0.1:9/chat', body: {question: '{{ question }}'}}"
+    write_config(conversation_project, config_text("http://127.0.0.1:9/v1", target))
+    result = simpop("run", "run.yaml", cwd=conversation_project)
+    assert_one_line_error(result, "target.body", "{{ messages }}")
+    assert not (conversation_project / "runs").exists()
+    write_config(
+        conversation_project, config_text("http://127.0.0.1:9/v1", http_target("http://127.0.0.1:9"))
+    )
+    result = simpop("run", "run.yaml", "--conversations", "nope", cwd=conversation_project)
+    assert_one_line_error(result, "unknown conversation case id 'nope'")
+
+
+def test_a_run_whose_conversations_all_fail_is_incomplete(conversation_project: Path):
+    with (
+        FakeOpenAIServer(default=with_judges(scripted_patient)) as llm,
+        HTTPBotServer(lambda body: BotReply({"detail": "down"}, status=500)) as bot,
+    ):
+        target = http_target(bot.url, ", retries: 0")
+        write_config(conversation_project, config_text(llm.base_url, target))
+        result = simpop("run", "run.yaml", "--personas", "typical-adult", cwd=conversation_project)
+    assert result.returncode == 3, result.stderr
+    assert "the converse stage lost 1 of 1 cells" in " ".join(result.stderr.split())
+    [run] = (conversation_project / "runs").iterdir()
+    [conversation] = records(run, "conversations.jsonl")
+    assert conversation["ending"] == "error" and "answered 500" in conversation["error"]
+
+
+def test_a_dry_run_counts_the_conversations_and_their_messages(conversation_project: Path):
+    write_config(
+        conversation_project, config_text("http://127.0.0.1:9/v1", http_target("http://127.0.0.1:9"))
+    )
+    dry = simpop("run", "run.yaml", "--personas", PERSONAS, "--dry-run", cwd=conversation_project)
+    assert dry.returncode == 0, dry.stderr
+    assert "plan: 0 cells; 2 conversations" in dry.stdout
+    assert "patient turns: about 8 LLM calls" in dry.stdout and "up to 8 messages" in dry.stdout
