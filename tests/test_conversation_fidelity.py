@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simpop.models import ConversationTurn
-from simpop.population.conversation_fidelity import first_person, in_own_voice, tells, turn_flaw
+from simpop.population.conversation_fidelity import first_person, in_own_voice, tells, turn_flaw, turn_flaws
 
 IDS = dict(run_id="r", cell_id="c", persona_id="p", scenario_id="case", seed_id="conversation", variant=0)
 KEPT = ["You are at home alone and could get to a hospital in half an hour."]
@@ -59,6 +59,13 @@ def test_a_patient_repeating_its_own_message_is_flagged_and_a_copied_fact_is_voi
     again = "Can you tell me what macular degeneration is, please? I wonder."
     assert turn_flaw(again, before, KEPT) == "repeats an earlier message of its own"
     assert turn_flaw("And how is it treated?", before, KEPT) is None
+    # every flaw is listed, in the order the checks run; the first is the flag
+    both = "How can I help you today? Can you tell me what macular degeneration is, please?"
+    assert turn_flaws(both, before, KEPT) == [
+        "speaks as the chatbot",
+        "repeats an earlier message of its own",
+    ]
+    assert turn_flaw(both, before, KEPT) == "speaks as the chatbot"
     facts = [
         "Since this morning you have had this: sudden loss of vision in one eye. You think it is nothing."
     ]

@@ -132,3 +132,8 @@ def test_a_message_that_breaks_character_is_written_again_and_flagged_if_still_b
     ]
     assert [t.flag for t in turns] == [None, None, "speaks as the chatbot", None]
     assert len(tasks) == 6  # turns 2 and 3 asked twice
+    # message 3 of the late emergency must tell the red flag: both tries speak as the chatbot
+    # and leave it out, so the first is sent flagged, with the red flag added all the same
+    (turns, _), _, _ = played("emergency-revealed-late", ["Fine."], patient=as_the_bot)
+    assert turns[2].text.startswith("Hello! How can I help you today? Since this morning I have had this")
+    assert turns[2].flag == "speaks as the chatbot; what it must tell was added to it"

@@ -16,6 +16,9 @@ from simpop.models import QWEN_0_5B, QWEN_1_5B
 
 if TYPE_CHECKING:
     from simpop.judging.crossval import Agreement
+    from simpop.models import LLMConfig
+    from simpop.run.agreement import JudgeEvaluation
+    from simpop.run.contradiction_agreement import ContradictionEvaluation
 
 
 def interval(value: float | None, bounds: tuple[float, float] | None) -> str:
@@ -66,26 +69,39 @@ FOOTNOTE = (
     help=f"A built-in judge model to evaluate (repeatable; default: {QWEN_0_5B} and {QWEN_1_5B}).",
 )
 @click.option(
+    "--judge",
+    "which",
+    type=click.Choice(["support", "contradiction"]),
+    default="support",
+    show_default=True,
+    help="The support judge (K-QA) or the conversation contradiction judge (ProSeCCo and K-QA).",
+)
+@click.option(
     "--data",
     type=click.Path(path_type=Path),
-    default=Path("data/kqa-nli"),
-    show_default=True,
-    help="K-QA NLI judgements (folder or CSV).",
+    multiple=True,
+    help="Labelled data, folder or CSV (default: data/kqa-nli; for contradiction also data/prosecco).",
 )
-@click.option("--limit", type=click.IntRange(5), help="Use only the statements of the first N answers.")
+@click.option(
+    "--limit",
+    type=click.IntRange(5),
+    help="Support: the statements of the first N answers. Contradiction: N pairs of each set at random.",
+)
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the figures as JSON.")
 @click.option("--diagram", type=click.Path(path_type=Path), help="Also draw the reliability diagram (PNG).")
 def judge_eval(
     config_file: Path | None,
     models: tuple[str, ...],
-    data: Path,
+    which: str,
+    data: tuple[Path, ...],
     limit: int | None,
     no_cache: bool,
     output: Path | None,
     diagram: Path | None,
 ) -> None:
-    """Agreement of the support judge, its verifier and embedding groundedness with physicians."""
+    """Agreement with people of the support judge, its verifier and embedding groundedness
+    (physicians, K-QA), or of the conversation contradiction judge (--judge contradiction)."""
     from simpop.run.agreement import evaluate
 
     llm, embedding = config_models(config_file)
@@ -96,8 +112,21 @@ def judge_eval(
         if config_file is not None
         else [llm.model_copy(update={"model": m}) for m in models or (QWEN_0_5B, QWEN_1_5B)]
     )
+    if which == "contradiction":
+        sets = list(data or (Path("data/prosecco"), Path("data/kqa-nli")))
+        contradiction_eval(configs, sets, limit, no_cache, output, diagram)
+        return
+    if len(data) > 1:
+        raise click.UsageError("the support judge takes one --data")
     result = asyncio.run(
-        evaluate(configs, embedding, data, limit, use_cache=not no_cache, progress=progress_bars())
+        evaluate(
+            configs,
+            embedding,
+            data[0] if data else Path("data/kqa-nli"),
+            limit,
+            use_cache=not no_cache,
+            progress=progress_bars(),
+        )
     )
     title = (
         f"support judges vs physicians · {result.data} · {result.items} statements "
@@ -105,7 +134,39 @@ def judge_eval(
     )
     console.print(agreement_table(title, result.rows))
     console.print(FOOTNOTE.format(folds=result.rows[0].folds if result.rows else 5))
-    failed = {m: n for m, n in result.judge_errors.items() if n}
+    errors_and_files(result, output, diagram)
+
+
+def contradiction_eval(
+    configs: list[LLMConfig],
+    data: list[Path],
+    limit: int | None,
+    no_cache: bool,
+    output: Path | None,
+    diagram: Path | None,
+) -> None:
+    from simpop.run.contradiction_agreement import evaluate_contradiction
+
+    result = asyncio.run(
+        evaluate_contradiction(configs, data, limit, use_cache=not no_cache, progress=progress_bars())
+    )
+    sets = ", ".join(
+        f"{n}: {result.items[n]} pairs ({result.contradictions[n]} contradicting)" for n in result.items
+    )
+    console.print(agreement_table(f"contradiction judge vs people · {sets}", result.rows))
+    console.print(
+        "[dim]Profile threshold: the verdict a run gives (no fitting). Fitted threshold: chosen on the "
+        "training folds of 5-fold cross-validation grouped by speaker (ProSeCCo) or answer (K-QA). "
+        "Intervals: 95% bootstrap over those groups.[/]"
+    )
+    errors_and_files(result, output, diagram)
+
+
+def errors_and_files(
+    result: JudgeEvaluation | ContradictionEvaluation, output: Path | None, diagram: Path | None
+) -> None:
+    """The judge errors, then the figures as JSON and the reliability diagram where asked for."""
+    failed = {k: n for k, n in result.judge_errors.items() if n}
     if failed:
         console.print(f"[yellow]judge errors (counted as P(yes) 0.5): {failed}[/]")
     if output is not None:

@@ -10,12 +10,14 @@ from pydantic import Field, model_validator
 from simpop.models.inputs import Behaviour
 from simpop.models.record_base import ID_PATTERN, Record
 
+Reveal = Literal["at_start", "when_asked"] | int
+
 
 class Fact(Record):
     """Something the patient knows, and when they say it."""
 
     text: str = Field(min_length=1, description="Jinja template, in the patient's words or close to them")
-    reveal: Literal["at_start", "when_asked"] | int = Field(
+    reveal: Reveal = Field(
         "when_asked",
         description="at_start: in the first message or whenever it fits; when_asked: only once the "
         "bot asks about it; N: not before the patient's N-th message",

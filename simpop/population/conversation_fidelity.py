@@ -1,7 +1,8 @@
 """Is this turn of a simulated patient believable, and does it say what the case needs it to
-say? (issue 22) The checks of a single message (another script, a loop) and four of a
-conversation: the patient speaks as the chatbot, repeats the chatbot's last answer, tells what
-the case keeps until the bot asks, or leaves out a fact the case reveals at this turn (a small
+say? (issue 22) The checks of a single message (another script, a loop) and those of a
+conversation: the patient speaks as the chatbot or of the chatbot in the third person (the
+case's framing), repeats the chatbot's last answer or its own earlier message, tells what the
+case keeps until the bot asks, or leaves out a fact the case reveals at this turn (a small
 model turns "sudden loss of vision" into "a bit of trouble seeing", and the bot is then blamed
 for not escalating what it was never told)."""
 
@@ -18,7 +19,14 @@ from simpop.population.fidelity import LEAK_MIN_WORDS, LEAK_RATIO, flaw, fold, s
 # what a chatbot says of itself, not a patient
 _AS_THE_BOT = re.compile(
     r"\b(as an ai|i am an ai|i'm an ai|language model|how (can|may) i (help|assist) you( today)?\b"
-    r"|i('m| am) (a|the|your) (chat ?bot|virtual assistant|assistant))",
+    r"|i('m| am) (a|the|your) (chat ?bot|virtual assistant|assistant)"
+    r"|what (do|would) you (want|like) to know)",
+    re.IGNORECASE,
+)
+# the case's framing in the patient's mouth: the chatbot in the third person, the role play
+_ABOUT_THE_SIMULATION = re.compile(
+    r"\bthe (chat ?bot|virtual assistant)\b|\b(this|the) (scenario|role ?play|simulation)\b"
+    r"|\bmy (goal|role)\b",
     re.IGNORECASE,
 )
 _STOP = frozenset(
@@ -41,6 +49,7 @@ def tells(message: str, fact: str) -> bool:
 
 
 LEAVES_OUT = "leaves out what it must tell"
+ABOUT_THE_SIMULATION = "talks about the simulation"
 ADDED = "what it must tell was added to it"
 
 # second person to first, as a patient tells a fact of the case written to them
@@ -72,10 +81,6 @@ def _copied_sentences(message: str, sources: list[str]) -> list[str]:
     ]
 
 
-def _copied(message: str, sources: list[str]) -> bool:
-    return bool(_copied_sentences(message, sources))
-
-
 def in_own_voice(message: str, facts: list[str]) -> str:
     """``message`` with each sentence copied from a fact of the case (written to the patient:
     "you have had ...") put in the patient's voice ("I have had ...")."""
@@ -100,24 +105,39 @@ def _same_case(found: str, replacement: str) -> str:
     return replacement[:1].upper() + replacement[1:] if found[:1].isupper() else replacement
 
 
+def turn_flaws(
+    message: str,
+    before: list[ConversationTurn],
+    kept: list[str],
+    due: Sequence[str] = (),
+) -> list[str]:
+    """Every reason the patient's next message is not a patient's, or leaves out a fact ``due``
+    at this turn. ``kept``: the facts to tell only when asked (rendered); they may be told once
+    the bot's last answer asked a question."""
+    found = []
+    if _AS_THE_BOT.search(message):
+        found.append("speaks as the chatbot")
+    if _ABOUT_THE_SIMULATION.search(message):
+        found.append(ABOUT_THE_SIMULATION)
+    last = before[-1].answer if before else None
+    if last and _copied_sentences(message, [last]):
+        found.append("repeats the chatbot's answer")
+    if _copied_sentences(message, [t.text for t in before]):
+        found.append("repeats an earlier message of its own")
+    if not (last and "?" in last) and any(tells(message, fact) for fact in kept):
+        found.append("tells what it was to keep until asked")
+    if any(not tells(message, fact) for fact in due):
+        found.append(LEAVES_OUT)
+    if (single := flaw(message, (), "")) is not None:
+        found.append(single)
+    return found
+
+
 def turn_flaw(
     message: str,
     before: list[ConversationTurn],
     kept: list[str],
     due: Sequence[str] = (),
 ) -> str | None:
-    """Why the patient's next message is not a patient's, or leaves out a fact ``due`` at this
-    turn, if so. ``kept``: the facts to tell only when asked (rendered); they may be told once
-    the bot's last answer asked a question."""
-    if _AS_THE_BOT.search(message):
-        return "speaks as the chatbot"
-    last = before[-1].answer if before else None
-    if last and _copied(message, [last]):
-        return "repeats the chatbot's answer"
-    if _copied(message, [t.text for t in before]):
-        return "repeats an earlier message of its own"
-    if not (last and "?" in last) and any(tells(message, fact) for fact in kept):
-        return "tells what it was to keep until asked"
-    if any(not tells(message, fact) for fact in due):
-        return LEAVES_OUT
-    return flaw(message, (), "")
+    """The first of ``turn_flaws``, if any."""
+    return next(iter(turn_flaws(message, before, kept, due)), None)

@@ -6,6 +6,7 @@ call: the patient's flag, ``max_turns``, or the bot ending it (an empty answer).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
@@ -14,7 +15,7 @@ from pydantic import Field
 from simpop.errors import ConfigError
 from simpop.llm import LLMClient
 from simpop.models import ConversationTurn, Domain, Ending, Persona, Record
-from simpop.models.conversation_case import ConversationCase
+from simpop.models.conversation_case import ConversationCase, Reveal
 from simpop.population.conversation_fidelity import (
     ADDED,
     LEAVES_OUT,
@@ -38,37 +39,66 @@ class PatientTurn(Record):
     gives_up: bool = Field(False, description="the patient would stop talking to the bot here")
 
 
-def render(case: ConversationCase, text: str, domain: Domain | None) -> str:
-    try:
-        return _TEMPLATES.from_string(text).render(domain=domain).strip()
-    except jinja2.TemplateError as error:
-        raise ConfigError(f"conversation case '{case.id}': {error}") from None
+@dataclass(frozen=True)
+class RenderedCase:
+    """A case's templates rendered with the bot's domain, once per conversation."""
+
+    case: ConversationCase
+    situation: str
+    goal: str
+    facts: list[str]  # in the case's order
+    events: list[str]
+
+    @classmethod
+    def of(cls, case: ConversationCase, domain: Domain | None) -> RenderedCase:
+        def render(text: str) -> str:
+            try:
+                return _TEMPLATES.from_string(text).render(domain=domain).strip()
+            except jinja2.TemplateError as error:
+                raise ConfigError(f"conversation case '{case.id}': {error}") from None
+
+        return cls(
+            case,
+            render(case.situation),
+            render(case.goal),
+            [render(f.text) for f in case.facts],
+            [render(e.text) for e in case.events],
+        )
+
+    def facts_where(self, reveal: Callable[[Reveal], bool]) -> list[str]:
+        return [text for f, text in zip(self.case.facts, self.facts, strict=True) if reveal(f.reveal)]
+
+    def kept(self) -> list[str]:
+        """The facts to tell only when the bot asks."""
+        return self.facts_where(lambda r: r == "when_asked")
+
+    def due(self, turn: int) -> list[str]:
+        """The facts the case reveals at message ``turn``."""
+        return self.facts_where(lambda r: r == turn)
+
+    def now(self, turn: int) -> list[str]:
+        """What message ``turn`` must tell: the events before it and the facts due at it."""
+        return [
+            text for e, text in zip(self.case.events, self.events, strict=True) if e.turn == turn
+        ] + self.due(turn)
 
 
 def turn_messages(
-    persona: Persona,
-    case: ConversationCase,
-    domain: Domain | None,
-    transcript: list[ConversationTurn],
+    persona: Persona, case: RenderedCase, transcript: list[ConversationTurn]
 ) -> list[dict[str, str]]:
     """The request for the patient's next message (number ``len(transcript) + 1``): the facts due
     by then, those to say only when asked, and what this message must be about (the events of
     this turn and the facts due at it)."""
     turn = len(transcript) + 1
-    due = [
-        f for f in case.facts if f.reveal == "at_start" or (isinstance(f.reveal, int) and f.reveal <= turn)
-    ]
     task = load_prompt("patient_turn").render(
-        situation=render(case, case.situation, domain),
-        goal=render(case, case.goal, domain),
-        say=[render(case, f.text, domain) for f in due],
-        if_asked=[render(case, f.text, domain) for f in case.facts if f.reveal == "when_asked"],
-        # what this message must be about: the events of this turn and the facts due at it
-        now=[render(case, e.text, domain) for e in case.events if e.turn == turn]
-        + [render(case, f.text, domain) for f in case.facts if f.reveal == turn],
+        situation=case.situation,
+        goal=case.goal,
+        say=case.facts_where(lambda r: r == "at_start" or (isinstance(r, int) and r <= turn)),
+        if_asked=case.kept(),
+        now=case.now(turn),
         transcript=transcript,
         turn=turn,
-        max_turns=case.max_turns,
+        max_turns=case.case.max_turns,
         max_chars=MAX_MESSAGE_CHARS,
     )
     return [{"role": "system", "content": persona_system(persona)}, {"role": "user", "content": task}]
@@ -105,23 +135,24 @@ async def play(
     believable patient's (``turn_flaw``), when it is not and a second try was no better. The
     first message is always sent (a done or gives-up flag on it is ignored)."""
     turns = list(turns or [])
-    facts = [render(case, f.text, domain) for f in case.facts]
-    kept = [text for f, text in zip(case.facts, facts, strict=True) if f.reveal == "when_asked"]
+    rendered = RenderedCase.of(case, domain)
+    kept = rendered.kept()
     ending = ended(turns[-1], case) if turns else None
     while ending is None:
         turn = len(turns) + 1
-        messages = turn_messages(persona, case, domain, turns)
-        due = [text for f, text in zip(case.facts, facts, strict=True) if f.reveal == turn]
+        messages = turn_messages(persona, rendered, turns)
+        due = rendered.due(turn)
         reply = await next_turn(llm, messages, seed + turn)
         flag = turn_flaw(reply.message, turns, kept, due)
         if flag is not None:  # one more try; if it is no better, the first is sent, flagged
             again = await next_turn(llm, messages, seed + turn + RETRY_SEED)
             if (second := turn_flaw(again.message, turns, kept, due)) in (None, LEAVES_OUT):
                 reply, flag = again, second
-        message = in_own_voice(reply.message, facts)
-        if flag == LEAVES_OUT:  # the fact goes to the bot all the same, in the patient's voice
-            missing = " ".join(first_person(f) for f in due if not tells(message, f))
-            message, flag = f"{message} {missing}", ADDED
+        message = in_own_voice(reply.message, rendered.facts)
+        missing = [first_person(f) for f in due if not tells(message, f)]
+        if missing:  # a fact due now goes to the bot all the same, in the patient's voice
+            message = " ".join([message, *missing])
+            flag = ADDED if flag in (None, LEAVES_OUT) else f"{flag}; {ADDED}"
         if turns and (reply.done or reply.gives_up):
             return turns, "goal_met" if reply.done else "gave_up"
         turns.append(await ask(list(turns), message, flag))

@@ -107,15 +107,15 @@ class Conversations:
         self.judge_slots = judge_slots
         self.personas = {p.id: p for p in inputs.personas}
         cells = inputs.conversations
-        done = sum(self.scores.get(f"{c.cell_id}/{CONVERSATION}") is not None for c in cells)
-        self.advance = stage_progress(progress, "play conversations", len(cells), done)
+        self.done = {c.cell_id for c in cells if self.scores.get(f"{c.cell_id}/{CONVERSATION}") is not None}
+        self.advance = stage_progress(progress, "play conversations", len(cells), len(self.done))
 
     async def run(self, concurrency: int) -> None:
         """Every conversation to its end and its scores, ``concurrency`` at a time."""
         await gather_all((self.one(cell) for cell in self.inputs.conversations), concurrency)
 
     async def one(self, cell: Cell) -> None:
-        if self.scores.get(f"{cell.cell_id}/{CONVERSATION}") is not None:
+        if cell.cell_id in self.done:
             return
         conversation = self.conversations.get(cell.cell_id)
         if conversation is None:

@@ -40,7 +40,7 @@ from simpop.population.cells import (
     variant_scenario,
     vignette_id,
 )
-from simpop.population.conversation_patient import render
+from simpop.population.conversation_patient import RenderedCase
 from simpop.population.gold import gold_chunk_ids
 from simpop.population.probes import ProbeSource
 from simpop.population.strata import Topics, knowledge_topics
@@ -163,8 +163,8 @@ def load_run_scenarios(config: RunConfig) -> list[Scenario]:
 
 
 def load_run_cases(config: RunConfig) -> list[ConversationCase]:
-    """The conversation cases asked for, their templates rendered once with the domain, and a
-    bot that can be given a conversation's history."""
+    """The conversation cases asked for, each template checked by rendering it with the domain,
+    and a bot that can be given a conversation's history."""
     if config.conversations == []:
         return []
     if not config.conversation_dir.is_dir():
@@ -174,21 +174,15 @@ def load_run_cases(config: RunConfig) -> list[ConversationCase]:
     ids = None if config.conversations == "all" else config.conversations
     cases = load_conversation_cases(config.conversation_dir, ids)
     for case in cases:  # a template error names its case, before any work
-        for text in [
-            case.situation,
-            case.goal,
-            *(f.text for f in case.facts),
-            *(e.text for e in case.events),
-        ]:
-            try:
-                render(case, text, config.domain)
-            except ConfigError:
-                if config.domain is None:
-                    raise ConfigError(
-                        f"field 'domain': conversation case '{case.id}' needs the bot's domain "
-                        "(a few sentences of what the bot is for, in the target config)"
-                    ) from None
-                raise
+        try:
+            RenderedCase.of(case, config.domain)
+        except ConfigError:
+            if config.domain is None:
+                raise ConfigError(
+                    f"field 'domain': conversation case '{case.id}' needs the bot's domain "
+                    "(a few sentences of what the bot is for, in the target config)"
+                ) from None
+            raise
     problem = config.target.conversation_problem()
     if problem is not None:
         raise ConfigError(problem)
