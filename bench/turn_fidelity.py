@@ -22,10 +22,11 @@ from pathlib import Path
 from simpop.aggregate import wilson_interval
 from simpop.config import load_conversation_cases
 from simpop.models import ConversationTurn, Domain
-from simpop.population.conversation_fidelity import ADDED, first_person, turn_flaws
+from simpop.population.conversation_fidelity import first_person, turn_flaws
 from simpop.population.conversation_patient import RenderedCase
 
 ROOT = Path(__file__).resolve().parent.parent
+LEGACY_ADDED = "what it must tell was added to it"  # how runs before 2026-11-25 marked an added fact
 IDS = dict(run_id="r", cell_id="c", persona_id="p", scenario_id="case", seed_id="conversation", variant=0)
 
 
@@ -44,9 +45,11 @@ def export(run: Path) -> None:
             case = cases[turn["scenario_id"]]
             due = case.due(turn["turn"])
             message = turn["text"]
-            if turn.get("flag") == ADDED:
-                for fact in reversed(due):
-                    message = message.removesuffix(" " + first_person(fact))
+            added = turn.get("added") or []
+            if not added and LEGACY_ADDED in (turn.get("flag") or ""):
+                added = [first_person(fact) for fact in due]
+            for fact in reversed(added):
+                message = message.removesuffix(" " + fact)
             row = {
                 "cell": t_cell(turn),
                 "persona": turn["persona_id"],

@@ -150,6 +150,26 @@ class JsonlLog(Generic[R]):
                         seen.add(key)
                         yield record
 
+    def drop(self, unwanted: Callable[[R], bool]) -> int:
+        """Rewrite the file without the records ``unwanted`` picks (atomically: a kill leaves the
+        old file or the new one), then load it again; how many records went."""
+        self.close()
+        if not self.path.exists():
+            return 0
+        dropped = 0
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        with self.path.open("rb") as source, tmp.open("wb") as kept:
+            for number, line in enumerate(source, start=1):
+                if line.endswith(b"\n") and line.strip() and unwanted(self._parse(line, number)):
+                    dropped += 1
+                else:
+                    kept.write(line)
+            kept.flush()
+            os.fsync(kept.fileno())
+        os.replace(tmp, self.path)
+        self.load()
+        return dropped
+
     def append(self, record: R) -> None:
         """Append ``record`` unless one with its key is there already."""
         key = self.key(record)

@@ -16,6 +16,23 @@ def bot(answer: str) -> list[ConversationTurn]:
 def test_a_patient_who_speaks_as_the_chatbot_or_repeats_it_is_flagged():
     assert turn_flaw("Hello! How can I assist you today?", [], KEPT) == "speaks as the chatbot"
     assert turn_flaw("As an AI I cannot say.", [], KEPT) == "speaks as the chatbot"
+    # the helper's part in a patient's mouth: offers of help, its questions, its sympathy
+    for said in (
+        "Thank you! Is there anything else I can help you with?",
+        "Do you have any other questions about glaucoma?",
+        "I'd be happy to help you understand what dry eye is.",
+        "I'm sorry to hear that you're having trouble with your vision. Have you been to a doctor yet?",
+        "Hi there! I'm just a chatbot, so I can't see you.",
+    ):
+        assert turn_flaws(said, [], KEPT) == ["speaks as the chatbot"], said
+    # a patient asking for help, saying sorry or asking about a doctor is a patient
+    for said in (
+        "Can you help me understand my eye drops?",
+        "I'm sorry, I didn't understand your answer. Do I need to see a doctor?",
+        "My husband says I should not bother the doctor. What do you think?",
+        "Have I got glaucoma? I have no other symptoms.",
+    ):
+        assert turn_flaws(said, [], KEPT) == [], said
     answer = "Rest your eye and use artificial tears four times a day for a week."
     said = "ok. Rest your eye and use artificial tears four times a day for a week."
     assert turn_flaw(said, bot(answer), KEPT) == "repeats the chatbot's answer"

@@ -97,3 +97,10 @@ def test_the_judges_contradiction_verdict_is_kept_beside_the_outcome():
     score = conversation_outcome(transcript(5), verdicts([0, 0, 1, 1, 1], [0] * 5), contradiction=1.0)
     assert score.value == 1.0 and score.values["contradiction"] == 1.0
     assert conversation_outcome(transcript(5), verdicts([0] * 5, [0] * 5)).values["contradiction"] is None
+
+
+def test_with_the_judges_off_the_outcome_is_unknown_not_a_judge_error():
+    score = conversation_outcome(transcript(4), {}, judged=False)
+    assert score.value is None and score.excluded is None and "judges were off" in (score.reason or "")
+    assert score.values["turns"] == 4.0 and score.values["escalated_by_turn"] is None
+    assert conversation_outcome(transcript(4), {}).excluded == "judge_error"  # judges on, verdicts missing

@@ -34,10 +34,12 @@ def played(case_id: str, answers: list[str], turns: list[ConversationTurn] | Non
     going on from ``turns``."""
     seen: list[tuple[list[tuple[str, str | None]], str]] = []
 
-    async def ask(history: list[ConversationTurn], message: str, flag: str | None) -> ConversationTurn:
+    async def ask(
+        history: list[ConversationTurn], message: str, flag: str | None, added: list[str]
+    ) -> ConversationTurn:
         seen.append(([(t.text, t.answer) for t in history], message))
         answer = answers[min(len(seen), len(answers)) - 1]
-        return said(len(history) + 1, message, answer).model_copy(update={"flag": flag})
+        return said(len(history) + 1, message, answer).model_copy(update={"flag": flag, "added": added})
 
     with FakeOpenAIServer(default=patient or scripted_patient) as server:
         config = LLMConfig(base_url=server.base_url, model="fake-patient", retry_backoff=0.01)
@@ -96,10 +98,11 @@ def test_facts_are_told_when_due_and_events_at_their_turn():
     # message 3 is asked for twice: "message 3" leaves the red flag out
     assert [late in t for t in tasks] == [False, False, True, True, True, True]
     said = "Since this morning I have had this: sudden loss of vision in one or both eyes. I think it is"
-    assert (
-        turns[2].text.startswith(f"message 3 {said}") and turns[2].flag == "what it must tell was added to it"
-    )
-    assert [t.flag for t in turns[:2] + turns[3:]] == [None] * 4
+    # the patient left the red flag out: simpop adds it in its voice and says so, not a flaw
+    assert turns[2].text.startswith(f"message 3 {said}") and turns[2].added[0].startswith(said)
+    assert turns[2].text == " ".join(["message 3", *turns[2].added])
+    assert [t.flag for t in turns] == [None] * 5
+    assert [t.added for t in turns[:2] + turns[3:]] == [[]] * 4
     assert "Write your message 3 to the chatbot. In your own words" in tasks[2]
     assert f"it must tell the chatbot this: {late}" in tasks[2]
     assert all("Only if the chatbot's last message asks" in t and "home alone" in t for t in tasks)
@@ -136,4 +139,4 @@ def test_a_message_that_breaks_character_is_written_again_and_flagged_if_still_b
     # and leave it out, so the first is sent flagged, with the red flag added all the same
     (turns, _), _, _ = played("emergency-revealed-late", ["Fine."], patient=as_the_bot)
     assert turns[2].text.startswith("Hello! How can I help you today? Since this morning I have had this")
-    assert turns[2].flag == "speaks as the chatbot; what it must tell was added to it"
+    assert turns[2].flag == "speaks as the chatbot" and turns[2].added[0].startswith("Since this morning")

@@ -157,6 +157,13 @@ def test_the_openai_chat_bot_gets_the_message_list(conversation_project: Path):
             {"role": "user", "content": second["text"]},
         ],
     ]
+    # with the judges off the outcome is unknown, not a judge error, and the turns still count
+    [outcome] = [s for s in records(run, "scores.jsonl") if s["metric"] == "conversation"]
+    assert outcome["value"] is None and outcome["excluded"] is None
+    summary = json.loads((run / "summary.json").read_text())
+    means = {(m["group"], m["metric"]): m for m in summary["conversations"]["metrics"]}
+    assert means[("typical-adult", "conversation.turns")]["mean"] == 2.0
+    assert means[("typical-adult", "conversation.outcome_met")]["n"] == 0  # unknown, not counted
 
 
 def test_a_run_killed_mid_conversation_goes_on_at_the_next_turn(conversation_project: Path):
@@ -210,19 +217,63 @@ def test_conversations_need_a_bot_that_sees_the_history(conversation_project: Pa
     assert_one_line_error(result, "unknown conversation case id 'nope'")
 
 
-def test_a_run_whose_conversations_all_fail_is_incomplete(conversation_project: Path):
+def test_a_run_whose_conversations_all_fail_is_incomplete_and_a_retry_goes_on_from_the_failed_turn(
+    conversation_project: Path,
+):
+    down = {"now": True}
+
+    def second_turn_fails(body: dict) -> BotReply:
+        if down["now"] and len(body["messages"]) == 3:
+            return BotReply({"detail": "down"}, status=500)
+        return numbered(body)
+
     with (
         FakeOpenAIServer(default=with_judges(scripted_patient)) as llm,
-        HTTPBotServer(lambda body: BotReply({"detail": "down"}, status=500)) as bot,
+        HTTPBotServer(second_turn_fails) as bot,
     ):
         target = http_target(bot.url, ", retries: 0")
         write_config(conversation_project, config_text(llm.base_url, target))
-        result = simpop("run", "run.yaml", "--personas", "typical-adult", cwd=conversation_project)
+        late = ("--conversations", "emergency-revealed-late")
+        result = simpop("run", "run.yaml", "--personas", "typical-adult", *late, cwd=conversation_project)
+        [run] = (conversation_project / "runs").iterdir()
+        [conversation] = records(run, "conversations.jsonl")
+        before = len(bot.requests)
+        down["now"] = False
+        again = simpop("run", "run.yaml", "--resume", run.name, "--retry-failed", cwd=conversation_project)
+        after = [len(b["messages"]) for _, _, _, b in bot.requests[before:]]
     assert result.returncode == 3, result.stderr
-    assert "the converse stage lost 1 of 1 cells" in " ".join(result.stderr.split())
-    [run] = (conversation_project / "runs").iterdir()
-    [conversation] = records(run, "conversations.jsonl")
+    stderr = " ".join(result.stderr.split())
+    assert "the converse stage lost 1 of 1 cells" in stderr
+    assert f"--resume {run.name} --retry-failed" in stderr
     assert conversation["ending"] == "error" and "answered 500" in conversation["error"]
+    assert [t["turn"] for t in conversation["turns"]] == [1, 2]
+
+    assert again.returncode == 0, again.stderr
+    assert "1 conversations, 1 turns" in again.stderr
+    # turn 1 is not asked again: the conversation goes on from the turn the bot failed on
+    assert after == [3, 5, 7, 9]
+    [conversation] = records(run, "conversations.jsonl")
+    assert conversation["ending"] == "max_turns" and [t["turn"] for t in conversation["turns"]] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
+    turns = records(run, "turns.jsonl")
+    assert [t["turn"] for t in turns] == [1, 2, 3, 4, 5] and not any(t["error"] for t in turns)
+    # message 3 left out the red flag due then: simpop added it, and says so apart from the flaws
+    added = [t["added"] for t in turns]
+    assert [bool(a) for a in added] == [False, False, True, False, False] and turns[2]["flag"] is None
+    assert turns[2]["text"].endswith(added[2][-1]) and added[2][0].startswith("Since this morning I have had")
+    summary = json.loads((run / "summary.json").read_text())["conversations"]
+    assert summary["added"] == {"typical-adult": 1}
+    # message 5 repeats message 1 of the scripted patient ("my eye is red"): that is a flaw
+    assert summary["flagged"] == {"typical-adult": {"repeats an earlier message of its own": 1}}
+    assert "1 left out a fact due then, added by simpop" in " ".join(again.stdout.split())
+    assert simpop("report", str(run), cwd=conversation_project).returncode == 0
+    html = (run / "report.html").read_text()
+    assert f"added by simpop: {added[2][0]}" in html and "typical-adult: 1" in html
 
 
 def test_a_dry_run_counts_the_conversations_and_their_messages(conversation_project: Path):

@@ -70,6 +70,13 @@ def test_out_pointing_at_a_file_is_one_line(project):
     assert (project / "runs.txt").read_text() == "not a folder"
 
 
+def test_retry_failed_without_a_run_to_resume_is_one_line(project):
+    write_config(project, GOOD)
+    result = simpop("run", "run.yaml", "--retry-failed", cwd=project)
+    assert_one_line_error(result, "--retry-failed", "only with --resume")
+    assert_nothing_written(project)
+
+
 @pytest.mark.parametrize("url", ["ht!tp//nope", "http://", "ftp://bot.example/ask"])
 def test_a_bot_url_that_is_not_a_url_is_caught_when_the_config_is_read(project, url):
     write_config(project, GOOD.replace("{kind: qap, qaps: data/qaps.jsonl}", f"{{kind: http, url: '{url}'}}"))

@@ -114,9 +114,11 @@ llm: {{base_url: '{server.base_url}'}}
     assert "safety and faithfulness" in result.stdout
 
 
-def test_http_bot_failures_are_recorded_and_the_run_goes_on(rag_project):
+def test_http_bot_failures_are_recorded_the_run_goes_on_and_a_retry_asks_just_those_again(rag_project):
+    down = {"now": True}
+
     def bot(body):
-        if "second try" in body["q"]:
+        if down["now"] and "second try" in body["q"]:
             return BotReply({"error": "boom"}, status=500)
         return BotReply({"reply": "Eye drops.", "docs": [{"id": "glaucoma#1", "text": "...", "score": 0.9}]})
 
@@ -138,16 +140,34 @@ llm: {{base_url: '{llm.base_url}'}}
 """
         path = write_config(rag_project, config)
         result = simpop("run", str(path), "--personas", "high-literacy", cwd=rag_project)
+        [run_dir] = (rag_project / "runs").iterdir()
+        first = {name: read_jsonl(run_dir / name) for name in ("responses.jsonl", "scores.jsonl")}
+        asked = len(server.requests)
+        down["now"] = False
+        again = simpop("run", str(path), "--resume", run_dir.name, "--retry-failed", cwd=rag_project)
+        asked_again = server.requests[asked:]
     assert result.returncode == 0, result.stderr
-    [run_dir] = (rag_project / "runs").iterdir()
-    responses = read_jsonl(run_dir / "responses.jsonl")
+    responses = first["responses.jsonl"]
     failed = [r for r in responses if r["error"]]
     assert len(failed) == 2 and all("answered 500 (2 tries)" in r["error"] for r in failed)
     ok = [r for r in responses if not r["error"]]
     assert len(ok) == 2 and all(r["contexts"][0]["id"] == "glaucoma#1" for r in ok)
-    summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["excluded"] == {"target_error": 2}
     assert "2 target_error" in result.stdout
+    assert f"--resume {run_dir.name} --retry-failed" in result.stdout  # the warning says how
+
+    # the bot is back: only the two failed questions go to it again, once each
+    assert again.returncode == 0, again.stderr
+    assert "retry: taken out to do again: 2 answers" in again.stderr
+    assert sorted(r[3]["q"] for r in asked_again) == sorted(r["question"] for r in failed)
+    responses = read_jsonl(run_dir / "responses.jsonl")
+    assert len(responses) == 4 and not any(r["error"] for r in responses)
+    assert responses[:2] == ok  # what worked is kept as it was, first in the file
+    scores = read_jsonl(run_dir / "scores.jsonl")
+    assert len({(s["cell_id"], s["metric"]) for s in scores}) == len(scores)
+    excluded = [[s for s in found if s["excluded"]] for found in (first["scores.jsonl"], scores)]
+    assert {s["cell_id"] for s in excluded[0]} == {r["cell_id"] for r in failed} and excluded[1] == []
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["excluded"] == {}
 
 
 @pytest.mark.parametrize(

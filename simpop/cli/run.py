@@ -65,6 +65,11 @@ from simpop.store import RunStore, load_run
 @click.option("--seed", type=int, help="Run seed (LLM sampling seeds derive from it).")
 @click.option("--concurrency", type=click.IntRange(1, 256), help="LLM and target requests in flight.")
 @click.option("--resume", "resume_id", metavar="RUN_ID", help="Finish an interrupted run.")
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="With --resume: do again what failed (probes, answers, verdicts, conversations); keep the rest.",
+)
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("--no-judge", is_flag=True, help="Skip the LLM judges (triad, safe behaviour).")
 @click.option(
@@ -98,6 +103,7 @@ def run(
     seed: int | None,
     concurrency: int | None,
     resume_id: str | None,
+    retry_failed: bool,
     no_cache: bool,
     no_judge: bool,
     dry_run: bool,
@@ -110,6 +116,8 @@ def run(
     # heavy libraries (torch, Chroma) load; then the inputs, then the endpoints
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: is a file, not a folder of runs")
+    if retry_failed and not resume_id:
+        raise UserError("--retry-failed: only with --resume RUN_ID (the run whose failed cells to do again)")
     if resume_id:
         store = RunStore.open(out, resume_id)
         config = store.config()
@@ -180,6 +188,10 @@ def run(
                 "no topic questions (--topics 0) and no conversations"
             )
         store = RunStore.create(out, pinned(config, inputs))
+    if retry_failed:
+        from simpop.run.retry import drop_failed, retry_line
+
+        err_console.print(retry_line(drop_failed(store)))
     err_console.print(f"run {store.run_id} → {store.directory}")
     summary = run_interruptibly(
         execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars()),
@@ -227,8 +239,12 @@ def run(
         console.print(f"[red]not tested:[/] {group.kind} '{group.id}': {group.why}")
     gate = f"--policy {policy_file}" if policy_file else "--policy policies/release.yaml"
     console.print(f"next: simpop report {store.directory}   ·   simpop gate {store.directory} {gate}")
-    for line in failure_lines(summary.stages, config.failures):
+    retry = f"simpop run {config_file} --resume {store.run_id} --retry-failed --out {out}"
+    warnings = failure_lines(summary.stages, config.failures)
+    for line in warnings:
         console.print(f"[yellow]warning:[/] {line}")
+    if warnings and not summary.incomplete:
+        console.print(f"to do the failed cells again once the cause is fixed: {retry}", soft_wrap=True)
     passed = True
     if calibrator is not None or policy_file is not None:
         records = load_run(store.directory)
@@ -239,7 +255,7 @@ def run(
     if summary.incomplete:
         err_console.print(
             f"run incomplete: {incomplete_reason(summary.stages, config.failures)}; "
-            "fix the cause and run again (--resume keeps failed cells as they are)",
+            f"fix the cause, then do the failed cells again: {retry}",
             soft_wrap=True,
         )
         raise SystemExit(INCOMPLETE)

@@ -106,9 +106,11 @@ def conversation_line(conversations: ConversationSummary) -> str:
     endings = ", ".join(f"{n} {ending.replace('_', ' ')}" for ending, n in conversations.endings.items())
     flagged = sum(n for why in conversations.flagged.values() for n in why.values())
     unbelievable = f"; {flagged} of {conversations.turns} messages not believable" if flagged else ""
+    added = sum(conversations.added.values())
+    completed = f"; {added} left out a fact due then, added by simpop" if added else ""
     return (
         f"conversations: {conversations.played} of {conversations.planned} played ({endings or 'none'})"
-        f"{unbelievable}; transcripts of the worst in the report"
+        f"{unbelievable}{completed}; transcripts of the worst in the report"
     )
 
 

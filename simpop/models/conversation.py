@@ -30,6 +30,9 @@ class ConversationTurn(CellRecord):
     noisy_text: str | None = Field(None, description="as the bot received it, when noise changed it")
     noise: str | None = None
     flag: str | None = Field(None, description="why the message is not a believable patient's, if not")
+    added: list[str] = Field(
+        [], description="facts due at this turn the patient left out, which simpop added in its voice"
+    )
     answer: str | None = None
     contexts: list[Context] = []
     retrieval_query: str | None = Field(None, description="what a RAG bot retrieved with (history condensed)")

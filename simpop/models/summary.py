@@ -291,6 +291,9 @@ class ConversationSummary(Record):
     flagged: dict[str, dict[str, int]] = Field(
         {}, description="per persona: messages sent though not believable (speaks as the chatbot ...), by why"
     )
+    added: dict[str, int] = Field(
+        {}, description="per persona: messages that left out a fact due at their turn, which simpop added"
+    )
     cases: list[CaseBrief] = []
     metrics: list[GroupMean] = Field([], description="per persona and in total")
     metrics_by_case: list[GroupMean] = []

@@ -16,11 +16,23 @@ from rapidfuzz import fuzz
 from simpop.models import ConversationTurn
 from simpop.population.fidelity import LEAK_MIN_WORDS, LEAK_RATIO, flaw, fold, split_sentences
 
-# what a chatbot says of itself, not a patient
+# what a chatbot (or a clinician) says to a patient, never a patient to a chatbot: what it is,
+# offers of help, asking what the other wants to know, sympathy, asking about their care
 _AS_THE_BOT = re.compile(
-    r"\b(as an ai|i am an ai|i'm an ai|language model|how (can|may) i (help|assist) you( today)?\b"
-    r"|i('m| am) (a|the|your) (chat ?bot|virtual assistant|assistant)"
-    r"|what (do|would) you (want|like) to know)",
+    "|".join(
+        [
+            r"\bas an ai\b|\bi('m| am) an ai\b|\blanguage model\b",
+            r"\bi('m| am) (just )?(a|the|your) (chat ?bot|virtual assistant|assistant)\b",
+            r"\b(how )?(can|may|could) i (help|assist) you\b|\bhelp you (understand|with|find)\b",
+            r"\bi('m| am) here to (help|listen|assist)\b|\bi('d| would) be (happy|glad) to\b",
+            r"\banything else (that )?i can\b|\bi hope this helps\b",
+            r"\b(do|would) you have any (other |more |further )?questions\b",
+            r"\bwhat (do|would) you (want|like) to know\b|\bwhat (are|were) you looking for\b",
+            r"\bi('m| am) (so )?sorry to hear\b",
+            r"\b(have|did) you (been to|seen?|talked to|spoken to) (a|your) (doctor|care team|gp)\b",
+            r"\bdo you have any (other )?symptoms\b",
+        ]
+    ),
     re.IGNORECASE,
 )
 # the case's framing in the patient's mouth: the chatbot in the third person, the role play
@@ -50,7 +62,6 @@ def tells(message: str, fact: str) -> bool:
 
 LEAVES_OUT = "leaves out what it must tell"
 ABOUT_THE_SIMULATION = "talks about the simulation"
-ADDED = "what it must tell was added to it"
 
 # second person to first, as a patient tells a fact of the case written to them
 _FIRST_PERSON = [

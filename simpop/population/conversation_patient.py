@@ -17,7 +17,6 @@ from simpop.llm import LLMClient
 from simpop.models import ConversationTurn, Domain, Ending, Persona, Record
 from simpop.models.conversation_case import ConversationCase, Reveal
 from simpop.population.conversation_fidelity import (
-    ADDED,
     LEAVES_OUT,
     first_person,
     in_own_voice,
@@ -125,15 +124,16 @@ async def play(
     persona: Persona,
     case: ConversationCase,
     domain: Domain | None,
-    ask: Callable[[list[ConversationTurn], str, str | None], Awaitable[ConversationTurn]],
+    ask: Callable[[list[ConversationTurn], str, str | None, list[str]], Awaitable[ConversationTurn]],
     seed: int,
     turns: list[ConversationTurn] | None = None,
 ) -> tuple[list[ConversationTurn], Ending]:
     """The conversation of ``persona`` playing ``case`` and how it ended, going on from ``turns``
-    (those a killed run recorded). ``ask(turns, message, flag)`` sends ``message`` to the bot
-    after ``turns`` and returns the turn it recorded; ``flag`` says why the message is not a
-    believable patient's (``turn_flaw``), when it is not and a second try was no better. The
-    first message is always sent (a done or gives-up flag on it is ignored)."""
+    (those a killed run recorded). ``ask(turns, message, flag, added)`` sends ``message`` to the
+    bot after ``turns`` and returns the turn it recorded; ``flag`` says why the message is not a
+    believable patient's (``turn_flaw``), when it is not and a second try was no better;
+    ``added``: the facts due at the turn that the patient left out and simpop added. The first
+    message is always sent (a done or gives-up flag on it is ignored)."""
     turns = list(turns or [])
     rendered = RenderedCase.of(case, domain)
     kept = rendered.kept()
@@ -149,12 +149,12 @@ async def play(
             if (second := turn_flaw(again.message, turns, kept, due)) in (None, LEAVES_OUT):
                 reply, flag = again, second
         message = in_own_voice(reply.message, rendered.facts)
-        missing = [first_person(f) for f in due if not tells(message, f)]
-        if missing:  # a fact due now goes to the bot all the same, in the patient's voice
-            message = " ".join([message, *missing])
-            flag = ADDED if flag in (None, LEAVES_OUT) else f"{flag}; {ADDED}"
+        added = [first_person(f) for f in due if not tells(message, f)]
+        if added:  # a fact due now goes to the bot all the same, in the patient's voice
+            message = " ".join([message, *added])
+            flag = None if flag == LEAVES_OUT else flag
         if turns and (reply.done or reply.gives_up):
             return turns, "goal_met" if reply.done else "gave_up"
-        turns.append(await ask(list(turns), message, flag))
+        turns.append(await ask(list(turns), message, flag, added))
         ending = ended(turns[-1], case)
     return turns, ending

@@ -38,6 +38,7 @@ class ConversationTally:
     def summary(self, conversations: JsonlLog[Conversation], seed: int) -> ConversationSummary:
         endings: Counter[str] = Counter()
         flagged: dict[str, Counter[str]] = defaultdict(Counter)
+        added: Counter[str] = Counter()
         turns = 0
         for conversation in conversations.scan():
             if conversation.cell_id in self.planned:
@@ -46,6 +47,7 @@ class ConversationTally:
                 for turn in conversation.turns:
                     if turn.flag:
                         flagged[conversation.persona_id][turn.flag] += 1
+                    added[conversation.persona_id] += bool(turn.added)
         cases = self.inputs.cases
         persona_ids = [p.id for p in self.inputs.personas]
         by_persona, by_case, by_pair = self.means.means(persona_ids, list(cases), seed)
@@ -60,6 +62,7 @@ class ConversationTally:
             endings=dict(sorted(endings.items())),
             turns=turns,
             flagged={p: dict(sorted(why.items())) for p, why in sorted(flagged.items())},
+            added={p: n for p, n in sorted(added.items()) if n},
             cases=[
                 CaseBrief.model_validate(c.model_dump(include=set(CaseBrief.model_fields)))
                 for c in cases.values()

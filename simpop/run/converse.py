@@ -131,8 +131,10 @@ class Conversations:
         turns = recorded_turns(self.turns, cell)
         so_far = list(turns)
 
-        async def ask(before: list[ConversationTurn], message: str, flag: str | None) -> ConversationTurn:
-            turn = await self.ask(cell, persona, before, message, seed, flag)
+        async def ask(
+            before: list[ConversationTurn], message: str, flag: str | None, added: list[str]
+        ) -> ConversationTurn:
+            turn = await self.ask(cell, persona, before, message, seed, flag, added)
             self.turns.append(turn)
             so_far.append(turn)
             return turn
@@ -166,6 +168,7 @@ class Conversations:
         message: str,
         seed: int,
         flag: str | None = None,
+        added: list[str] | None = None,
     ) -> ConversationTurn:
         """The bot's answer to the patient's next message (after the persona's noise)."""
         number = len(before) + 1
@@ -190,6 +193,7 @@ class Conversations:
             noisy_text=noisy,
             noise=noise_label(persona.noise) if noisy is not None else None,
             flag=flag,
+            added=added or [],
             answer=answer.text if answer else None,
             contexts=answer.contexts if answer else [],
             retrieval_query=answer.retrieval_query if answer else None,
@@ -214,7 +218,8 @@ class Conversations:
                 done[score.metric] = score
             by_turn[turn.turn] = done
         contradiction = await self.contradiction(conversation)
-        self.scores.append(conversation_outcome(conversation, by_turn, contradiction))
+        judged = self.scorers.judge is not None
+        self.scores.append(conversation_outcome(conversation, by_turn, contradiction, judged))
 
     async def contradiction(self, conversation: Conversation) -> float | None:
         """1 when the judge finds the bot contradicting itself, 0 when not; None with the judges
