@@ -248,3 +248,30 @@ def ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
     count-weighted mean gap between predicted probability and observed frequency over bins."""
     rows = reliability(p, y, bins)
     return float(sum(n * abs(conf - freq) for conf, freq, n in rows) / len(y))
+
+
+EXAMPLES_PER_SCENARIO = 3  # the worst probes a report shows in full, per scenario
+
+
+def worst_first(values: dict[str, float]) -> tuple[float, float, float]:
+    """How badly a probe went, least first: unsafe, then the least faithful, then the least
+    grounded (a metric a probe has no value of counts as middling or perfect)."""
+    return (
+        values.get("safe_behaviour", 0.5),
+        values.get("faithfulness", 1.0),
+        values.get("embedding.groundedness", 1.0),
+    )
+
+
+def worst_cells(
+    cells: Iterable[tuple[str, str]], values: dict[str, dict[str, float]], per_scenario: int
+) -> dict[str, list[str]]:
+    """Per scenario, the ``per_scenario`` cells that went worst (``cells``: cell id and scenario
+    id of every probe asked; ``values``: each cell's numbers by metric name)."""
+    by_scenario: dict[str, list[str]] = {}
+    for cell, scenario in cells:
+        by_scenario.setdefault(scenario, []).append(cell)
+    return {
+        scenario: sorted(ids, key=lambda c: (worst_first(values.get(c, {})), c))[:per_scenario]
+        for scenario, ids in by_scenario.items()
+    }

@@ -40,11 +40,25 @@ SCORES_FILE = "scores.jsonl"
 SUMMARY_FILE = "summary.json"
 TURNS_FILE = "turns.jsonl"
 CONVERSATIONS_FILE = "conversations.jsonl"
+EXPLAINED_FILE = "explained.jsonl"
 
 
 def score_key(score: Score) -> str:
     """A score is unique per cell and metric family."""
     return f"{score.cell_id}/{score.metric}"
+
+
+def with_reasons(score: Score, explained: Score | None) -> Score:
+    """``score`` with the judge's reasons of ``explained`` (the same cell and metric scored again
+    with reasons, ``run/explain.py``), where the verdicts of both agree; else ``score``."""
+    if explained is None:
+        return score
+    same = ("value", "values", "label", "excluded", "probabilities")
+    if any(getattr(score, f) != getattr(explained, f) for f in same) or [
+        (d.text, d.verdict) for d in score.details
+    ] != [(d.text, d.verdict) for d in explained.details]:
+        return score
+    return explained
 
 
 def write_text_atomic(path: Path, text: str) -> Path:
@@ -316,6 +330,7 @@ def load_run(run: str | Path, runs: Path = Path("runs")) -> RunRecords:
             f"{directory}: no {SUMMARY_FILE}, the run has not finished "
             f"(finish it with: simpop run CONFIG --resume {directory.name} --out {directory.parent})"
         )
+    explained = store.log(EXPLAINED_FILE, Score, key=score_key).records
     try:
         config = store.config()
         summary = store.read(SUMMARY_FILE, RunSummary)
@@ -331,7 +346,13 @@ def load_run(run: str | Path, runs: Path = Path("runs")) -> RunRecords:
         probes=dict(sorted(store.log(PROBES_FILE, Probe).records.items())),
         responses=dict(sorted(store.log(RESPONSES_FILE, Response).records.items())),
         # by cell and metric, not in the order they finished: the same figures from any rerun
-        scores=sorted(store.log(SCORES_FILE, Score, key=score_key).records.values(), key=score_key),
+        scores=sorted(
+            (
+                with_reasons(s, explained.get(k))
+                for k, s in store.log(SCORES_FILE, Score, key=score_key).records.items()
+            ),
+            key=score_key,
+        ),
         personas={p.id: p for p in summary.personas or _config_personas(config)},
         conversations=dict(sorted(store.log(CONVERSATIONS_FILE, Conversation).records.items())),
     )

@@ -24,6 +24,7 @@ from simpop.metrics.texts import split_sentences
 from simpop.models import Context, Judgement, LLMConfig, Probe, Response, Score
 from simpop.run.score import judge_case
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+from simpop.testing.patients import judge_question
 
 IDS = dict(run_id="r", persona_id="low-literacy", seed_id="s", variant=0)
 
@@ -243,12 +244,16 @@ def test_means_and_intervals_do_not_depend_on_the_order_scores_were_written():
 # --- hand-built answers, fixed judge replies served over HTTP --------------------------
 
 
+def context_of(prompt: str) -> str:
+    return prompt.split("Context:")[1].split("The chatbot's answer")[0]
+
+
 YES_NO = {  # the judge's question → its verdict on the hand-built answers below
-    "Is the following statement supported": lambda prompt: "cure" not in prompt.split("Statement:")[1],
-    "Did the chatbot refuse": lambda prompt: "I can only answer questions about eye care" in prompt,
-    "Is the context relevant": lambda prompt: "cataract" in prompt.lower(),
-    "get urgent help now": lambda prompt: False,
-    "suggest that it is normal": lambda prompt: True,
+    "SUPPORTED": lambda prompt: "cure" not in prompt.split("Statement:")[1],
+    "REFUSED": lambda prompt: "I can only answer questions about eye care" in prompt,
+    "RELEVANT": lambda prompt: "cataract" in context_of(prompt).lower(),
+    "URGENT": lambda prompt: False,
+    "REASSURES": lambda prompt: True,
 }
 
 
@@ -258,9 +263,10 @@ def judge_replies(request: dict) -> Reply:
     prompt = request["messages"][0]["content"]
     if len(request["messages"]) == 3:  # "why?" after a verdict
         return Reply("the context never says drops cure it" if "cure" in prompt else "because")
-    if "ask the patient to clarify" in prompt:  # neither yes nor no, and the fallback never validates
+    question = judge_question(request)
+    if question == "CLARIFIES":  # neither yes nor no, and the fallback never validates
         return Reply("not json at all", top_logprobs={"Perhaps": -0.1, "Maybe": -2.0})
-    yes = next(decide(prompt) for question, decide in YES_NO.items() if question in prompt)
+    yes = YES_NO[question](prompt)
     p = 0.9 if yes else 0.1
     return Reply("Yes" if yes else "No", top_logprobs={"Yes": math.log(p), "No": math.log(1 - p)})
 
@@ -408,6 +414,35 @@ def test_an_endpoint_without_log_probabilities_is_judged_by_a_structured_reply()
     assert len(asked_for_logprobs) == 1  # once the endpoint is known to send none, never again
 
 
+def test_the_judges_of_one_answer_ask_one_question_at_a_time_and_answers_go_in_parallel():
+    """One answer's questions share their prompt prefix: asked one after another, the server reads it
+    once (``one_question_at_a_time``); two answers are still judged at once."""
+    with FakeOpenAIServer(default=judge_replies, latency=0.05) as server:
+        config = LLMConfig(base_url=server.base_url, model="fake-judge", concurrency=8)
+        judge = Judge(LLMClient(config, RemoteEndpoint(server.base_url)), model="fake-judge")
+        p = probe("emergency-in-pathway", "escalate")
+        answer = "Floaters are common after surgery. Eye drops always cure it."
+        emergency = Case(p, response(p, "a curtain over my eye", answer, ["Detachment."]), safe_concept="A&E")
+        metrics = [m for m in registered() if m.judged]
+        scorers = Scorers(embedder=None, judge=judge)  # type: ignore[arg-type]
+
+        async def go(cases: list[Case]) -> None:
+            try:
+                await asyncio.gather(*(judge_case(c, metrics, scorers, {}) for c in cases))
+            finally:
+                await judge.llm.aclose()
+
+        asyncio.run(go([emergency]))
+        one = len(server.requests)
+        assert (
+            one >= 5 and server.max_in_flight == 1
+        )  # support, refusal, relevance, urgent, reassures, reasons
+        other = Case(p, response(p, "my eye went dark", answer, ["Detachment."]), safe_concept="A&E")
+        judge.llm = LLMClient(config, RemoteEndpoint(server.base_url))
+        asyncio.run(go([other, emergency]))
+    assert server.max_in_flight == 2
+
+
 def test_gather_all_runs_at_most_limit_jobs_and_reads_them_lazily():
     import asyncio
 
@@ -437,3 +472,13 @@ def test_gather_all_runs_at_most_limit_jobs_and_reads_them_lazily():
 
     with pytest.raises(ValueError, match="boom"):
         asyncio.run(gather_all(iter([failing(), job(1), job(2)]), limit=1))
+
+
+def test_the_embedded_server_judges_one_answer_at_a_time_a_remote_endpoint_at_its_concurrency():
+    from simpop.llm.local import EmbeddedServer
+    from simpop.run.execute import judge_slots
+
+    remote = LLMConfig(base_url="http://127.0.0.1:9/v1", model="m", concurrency=8)
+    assert judge_slots(LLMClient(remote, RemoteEndpoint(remote.base_url))) == 8
+    local = LLMConfig(concurrency=4)  # the built-in model: not started by this
+    assert judge_slots(LLMClient(local, EmbeddedServer(local))) == 1

@@ -54,10 +54,14 @@ class Endpoint(Protocol):
 
     ``retries_timeouts``: whether a timed-out request is worth sending again (not to a server
     on this machine: there a timeout means the machine is too busy, and each retry would wait
-    the whole timeout again); ``timeout()``: the seconds a request may take when the config
-    sets none (asked after ``url()``)."""
+    the whole timeout again); ``judges_in_parallel``: whether the judges of several answers are
+    worth asking at once (not on this machine's CPU, where reading prompts does not go faster in
+    parallel, and answers judged one after another reuse the prompt prefix the last one left);
+    ``timeout()``: the seconds a request may take when the config sets none (asked after
+    ``url()``)."""
 
     retries_timeouts: bool
+    judges_in_parallel: bool
 
     async def url(self) -> str: ...
 
@@ -70,6 +74,7 @@ class RemoteEndpoint:
     """An OpenAI-compatible endpoint that is already running."""
 
     retries_timeouts = True
+    judges_in_parallel = True
 
     def __init__(self, base_url: str) -> None:
         self._url = base_url.rstrip("/")

@@ -162,6 +162,7 @@ class EmbeddedServer:
     """
 
     retries_timeouts = False
+    judges_in_parallel = False  # bench/judge_speed.py: 1.46 s per answer one at a time, 1.89 s four at once
 
     def __init__(self, config: LLMConfig) -> None:
         self.config = config

@@ -6,7 +6,7 @@ from __future__ import annotations
 from simpop.metrics.escalation import behaviours
 from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
-from simpop.metrics.texts import answered
+from simpop.metrics.texts import answered, exchange
 from simpop.models import Probe, Response, Score
 
 CLARIFICATION = "clarification"
@@ -19,9 +19,7 @@ async def clarification(judge: Judge, probe: Probe, response: Response) -> Score
         return Score(
             **ids, metric=CLARIFICATION, value=0.0, label="no_answer", reason="the bot gave no answer"
         )
-    verdict = await judge.decide(
-        "judge_clarification", "asks_to_clarify", question=response.question, answer=response.answer
-    )
+    verdict = await judge.decide("judge_clarification", "asks_to_clarify", **exchange(response))
     return judge.score(
         probe,
         CLARIFICATION,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
-from simpop.metrics.texts import answer_contexts, context_text
+from simpop.metrics.texts import answer_contexts, exchange
 from simpop.models import Probe, Response, Score
 
 CONTEXT_RELEVANCE = "context_relevance"
@@ -24,9 +24,7 @@ async def context_relevance(judge: Judge, probe: Probe, response: Response) -> S
             label="no_context",
             reason="the bot retrieved nothing",
         )
-    verdict = await judge.decide(
-        "judge_context_relevance", "relevant", question=response.question, context=context_text(contexts)
-    )
+    verdict = await judge.decide("judge_context_relevance", "relevant", **exchange(response))
     return judge.score(
         probe,
         CONTEXT_RELEVANCE,

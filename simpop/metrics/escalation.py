@@ -7,7 +7,7 @@ import asyncio
 
 from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
-from simpop.metrics.texts import answered
+from simpop.metrics.texts import answered, exchange
 from simpop.models import Behaviour, Probe, Response, Score
 
 ESCALATION = "escalation"
@@ -24,7 +24,7 @@ async def escalation(judge: Judge, probe: Probe, response: Response, safe_concep
     if not answered(response):
         values = {"escalated": 0.0, "false_reassurance": 0.0}
         return Score(**ids, metric=ESCALATION, value=None, values=values, reason="the bot gave no answer")
-    texts = dict(question=response.question, answer=response.answer, safe_concept=safe_concept.strip())
+    texts = exchange(response) | {"safe_concept": safe_concept.strip()}
     urged, reassured = await asyncio.gather(
         judge.decide("judge_urgent_help", "urges_urgent_help", **texts),
         judge.decide("judge_false_reassurance", "falsely_reassures", **texts),

@@ -4,8 +4,11 @@ reply where the endpoint gives no log-probabilities)."""
 
 from __future__ import annotations
 
+import asyncio
 from abc import abstractmethod
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,6 +25,24 @@ if TYPE_CHECKING:
 
 REASON_CHARS = 160
 JUDGE_ERROR = "judge_error"
+_ONE_CASE: ContextVar[asyncio.Lock | None] = ContextVar("simpop_one_case", default=None)
+
+
+@contextmanager
+def one_question_at_a_time() -> Iterator[None]:
+    """Within the block (the judges of one case), the judge asks one question at a time, in the
+    order asked: the server reads the prompt prefix the questions share (their definitions, the
+    context, the answer, the message) once, and each next question reuses it from the slot the
+    last one left it in. Asked together, each question would read it again on a slot of its own."""
+    token = _ONE_CASE.set(asyncio.Lock())
+    try:
+        yield
+    finally:
+        _ONE_CASE.reset(token)
+
+
+def _turn() -> AbstractAsyncContextManager[object]:
+    return _ONE_CASE.get() or nullcontext()
 
 
 class YesNoReply(BaseModel):
@@ -56,7 +77,7 @@ class Judge:
     llm: LLMClient
     model: str
     seed: int = 0
-    max_tokens: int = 60  # longest reason
+    max_tokens: int = 40  # longest reason (REASON_CHARS of it are kept)
     profile: JudgeProfile | None = None  # default: the profile of ``model``
     verifier: SupportVerifier | None = None  # combines the support judge's P(yes) with other signals
     reasons: bool = True  # explain failing verdicts (a second, cached call each)
@@ -71,12 +92,14 @@ class Judge:
         prompt = load_prompt(prompt_name)
         messages = [{"role": "user", "content": prompt.render(**values)}]
         threshold = self.profile.threshold(verdict)
-        p = await self.llm.probability(messages)
+        async with _turn():
+            p = await self.llm.probability(messages)
+            if p is None:
+                reply = await self.llm.structured(
+                    messages, YesNoReply, temperature=0.0, seed=self.seed, max_tokens=16
+                )
         if p is not None:
             return Verdict(verdict, p >= threshold, p, threshold, prompt.id, messages)
-        reply = await self.llm.structured(
-            messages, YesNoReply, temperature=0.0, seed=self.seed, max_tokens=16
-        )
         return Verdict(verdict, reply.answer == "yes", None, threshold, prompt.id, messages)
 
     async def explain(self, verdict: Verdict) -> str | None:
@@ -90,7 +113,10 @@ class Judge:
             {"role": "user", "content": load_prompt("judge_reason").render()},
         ]
         try:
-            text = await self.llm.text(messages, temperature=0.0, seed=self.seed, max_tokens=self.max_tokens)
+            async with _turn():
+                text = await self.llm.text(
+                    messages, temperature=0.0, seed=self.seed, max_tokens=self.max_tokens
+                )
         except LLMError:
             return None
         return " ".join(text.split())[:REASON_CHARS] or None

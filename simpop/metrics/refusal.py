@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
-from simpop.metrics.texts import answered
+from simpop.metrics.texts import answered, exchange
 from simpop.models import Behaviour, Probe, Response, Score
 
 REFUSAL = "refusal"
@@ -39,9 +39,7 @@ async def refusal(judge: Judge, probe: Probe, response: Response) -> Score:
         values = refusal_values(refused, probe.expected_behaviour, probe.also_safe)
         reason = response.no_answer_reason or "the bot gave no answer"
         return judge.score(probe, REFUSAL, None, value=None, label="refused", values=values, reason=reason)
-    verdict = await judge.decide(
-        "judge_refusal", "refused", question=response.question, answer=response.answer
-    )
+    verdict = await judge.decide("judge_refusal", "refused", **exchange(response))
     values = refusal_values(verdict.yes, probe.expected_behaviour, probe.also_safe)
     return judge.score(
         probe,

@@ -8,7 +8,7 @@ import asyncio
 from simpop.metrics.escalation import behaviours
 from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
-from simpop.metrics.texts import answered
+from simpop.metrics.texts import answered, exchange
 from simpop.models import Judgement, Probe, Response, Score
 
 SUB_QUESTIONS = "sub_questions"
@@ -42,8 +42,7 @@ async def sub_questions(judge: Judge, probe: Probe, response: Response) -> Score
             judge.decide(
                 "judge_sub_question",
                 "addressed",
-                question=response.question,
-                answer=response.answer,
+                **exchange(response),
                 sub_question=q,
             )
             for q in questions

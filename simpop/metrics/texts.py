@@ -43,5 +43,15 @@ def context_text(contexts: list[Context]) -> str:
     return "\n\n".join(f"[{i}] {c.text.strip()}" for i, c in enumerate(contexts, start=1))
 
 
+def exchange(response: Response) -> dict[str, str | None]:
+    """What every judge of an answer is shown, in the same order (``prompts/_judge_exchange.j2``):
+    the context it was answered from, the answer, the message."""
+    return {
+        "context": context_text(answer_contexts(response)),
+        "answer": response.answer,
+        "question": response.question,
+    }
+
+
 def answered(response: Response) -> bool:
     return bool(response.answer and response.answer.strip())

@@ -109,7 +109,7 @@ class ScoringConfig(Record):
 
     judges: bool = Field(True, description="run the LLM judges (ASTRID triad, safe behaviour)")
     judge_max_tokens: int = Field(
-        60, gt=0, description="longest reason the judge writes for a failing verdict"
+        40, gt=0, description="longest reason the judge writes for a failing verdict (tokens)"
     )
     coverage_threshold: float = Field(
         0.5, ge=-1.0, le=1.0, description="similarity at which a context sentence counts as covered"
@@ -120,7 +120,11 @@ class ScoringConfig(Record):
     verifier: Path | None = Field(
         None, description="support verifier file from simpop judge train (default: the judge profile's)"
     )
-    judge_reasons: bool = Field(True, description="ask the judge why, for failing verdicts only")
+    judge_reasons: bool = Field(
+        True,
+        description="ask the judge why, for the failing verdicts a report shows (the worst probes per "
+        "scenario, the worst conversations) at the end of a run",
+    )
 
 
 class TopicConfig(Record):

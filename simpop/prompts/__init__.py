@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -37,11 +38,19 @@ class Prompt:
         return self.template.render(**values).strip()
 
 
+_INCLUDE = re.compile(r'{%-?\s*include\s+"([^"]+)"')
+
+
+def _source(file: str) -> str:
+    """A template's text followed by that of every template it includes (its version covers them)."""
+    text = (_FOLDER / file).read_text(encoding="utf-8")
+    return text + "".join(_source(included) for included in _INCLUDE.findall(text))
+
+
 @lru_cache(maxsize=None)
 def load_prompt(name: str) -> Prompt:
     """The template ``<name>.j2``."""
-    source = (_FOLDER / f"{name}.j2").read_text(encoding="utf-8")
-    version = hashlib.sha256(source.encode()).hexdigest()[:8]
+    version = hashlib.sha256(_source(f"{name}.j2").encode()).hexdigest()[:8]
     return Prompt(name=name, version=version, template=_ENV.get_template(f"{name}.j2"))
 
 

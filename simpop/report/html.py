@@ -11,6 +11,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from simpop import __version__
+from simpop.aggregate import EXAMPLES_PER_SCENARIO, worst_cells
 from simpop.metrics import ceiling, columns, higher_is_better, label
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score
@@ -24,7 +25,6 @@ from simpop.store import RunRecords, write_text_atomic
 
 REPORT_FILE = "report.html"
 SAFE = "safe_behaviour"
-EXAMPLES_PER_SCENARIO = 3
 
 
 @dataclass
@@ -67,27 +67,18 @@ def heatmap(records: RunRecords, metric: str) -> dict[str, Any] | None:
 def worst_examples(
     records: RunRecords, per_scenario: int = EXAMPLES_PER_SCENARIO
 ) -> dict[str, list[Example]]:
-    """Per scenario, the probes that went worst: unsafe first, then the least faithful, then
-    the least grounded (probes not asked are left out)."""
-
-    def badness(cell: str) -> tuple[float, float, float]:
-        values = records.values.get(cell, {})
-        return (
-            values.get(SAFE, 0.5),
-            values.get("faithfulness", 1.0),
-            values.get("embedding.groundedness", 1.0),
-        )
-
-    by_scenario: dict[str, list[str]] = {}
-    for cell, response in records.responses.items():
-        if response.question is not None and not response.skipped:
-            by_scenario.setdefault(response.scenario_id, []).append(cell)
+    """Per scenario, the probes that went worst (``aggregate.worst_first``; probes not asked are
+    left out): the ones the judge explained at the end of the run."""
+    asked = [
+        (cell, r.scenario_id)
+        for cell, r in records.responses.items()
+        if r.question is not None and not r.skipped
+    ]
     return {
         scenario: [
-            Example(records.probes[c], records.responses[c], records.by_cell.get(c, {}))
-            for c in sorted(cells, key=badness)[:per_scenario]
+            Example(records.probes[c], records.responses[c], records.by_cell.get(c, {})) for c in cells
         ]
-        for scenario, cells in by_scenario.items()
+        for scenario, cells in worst_cells(asked, records.values, per_scenario).items()
     }
 
 

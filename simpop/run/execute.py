@@ -19,6 +19,7 @@ from simpop.metrics.judge import Judge
 from simpop.models import Cell, Conversation, ConversationTurn, Probe, Response, RunConfig, RunSummary, Score
 from simpop.run.ask import ask_probe
 from simpop.run.converse import Conversations
+from simpop.run.explain import explain, shown_cases
 from simpop.run.generate import generate_probes
 from simpop.run.plan import RunInputs
 from simpop.run.score import score_case
@@ -26,6 +27,7 @@ from simpop.run.summarise import summarise
 from simpop.run.tasks import stage_progress
 from simpop.store import (
     CONVERSATIONS_FILE,
+    EXPLAINED_FILE,
     PROBES_FILE,
     RESPONSES_FILE,
     SCORES_FILE,
@@ -127,6 +129,11 @@ class CellStream:
             await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
+def judge_slots(judge: LLMClient) -> int:
+    """Answers judged at once: the judge's concurrency, or one on the embedded server."""
+    return judge.config.concurrency if judge.endpoint.judges_in_parallel else 1
+
+
 async def execute(
     store: RunStore,
     config: RunConfig,
@@ -148,6 +155,7 @@ async def execute(
     scores = store.log(SCORES_FILE, Score, key=score_key, keep=False)
     turns = store.log(TURNS_FILE, ConversationTurn, key=lambda t: t.key, keep=False)
     conversations = store.log(CONVERSATIONS_FILE, Conversation, keep=False)
+    explained = store.log(EXPLAINED_FILE, Score, key=score_key, keep=False)
     embedder = Embedder(config.embedding)
     target: Target | None = None
     judge_llm: LLMClient | None = None
@@ -162,7 +170,7 @@ async def execute(
                     model=judge_llm.config.model,
                     seed=config.seed,
                     max_tokens=config.scoring.judge_max_tokens,
-                    reasons=config.scoring.judge_reasons,
+                    reasons=False,  # only for the verdicts a report shows, by ``explain`` at the end
                 )
                 scorers.judge.verifier = support_verifier(
                     scorers.judge.profile, config.scoring.verifier, embedder
@@ -174,7 +182,7 @@ async def execute(
                 scorers,
                 judges=config.scoring.judges,
                 ask_slots=config.llm.concurrency,
-                judge_slots=(judge_llm or llm).config.concurrency,
+                judge_slots=judge_slots(judge_llm or llm),
                 progress=progress,
             )
 
@@ -214,8 +222,18 @@ async def execute(
                     judge_slots=stream.judge_slots,
                     progress=progress,
                 ).run(config.llm.concurrency)
+            if scorers.judge is not None and config.scoring.judge_reasons:
+                await explain(
+                    shown_cases(inputs, (probes, responses, scores, conversations), target.name),
+                    scores,
+                    explained,
+                    scorers,
+                    stream.metrics,
+                    slots=stream.judge_slots,
+                    progress=progress,
+                )
     finally:
-        for log in (probes, responses, scores, turns, conversations):
+        for log in (probes, responses, scores, turns, conversations, explained):
             log.close()
         if target is not None:
             await target.aclose()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from simpop.metrics import Case, Metric, Scorers
+from simpop.metrics.judge import one_question_at_a_time
 from simpop.metrics.texts import answer_contexts, context_text
 from simpop.models import Score
 
@@ -23,14 +24,15 @@ async def judge_case(
     if case.excluded:
         return [excluded_score(case, m) for m in todo]
     new: list[Score] = []
-    while todo:
-        waiting = {m.name for m in todo}
-        ready = [m for m in todo if not waiting.intersection(m.needs)]
-        results = await asyncio.gather(*(m.score([case], scorers, [done]) for m in ready))
-        for [score] in results:
-            new.append(score)
-            done = done | {score.metric: score}
-        todo = [m for m in todo if m not in ready]
+    with one_question_at_a_time():
+        while todo:
+            waiting = {m.name for m in todo}
+            ready = [m for m in todo if not waiting.intersection(m.needs)]
+            results = await asyncio.gather(*(m.score([case], scorers, [done]) for m in ready))
+            for [score] in results:
+                new.append(score)
+                done = done | {score.metric: score}
+            todo = [m for m in todo if m not in ready]
     return new
 
 

@@ -64,6 +64,17 @@ def judge_request(request: dict[str, Any]) -> bool:
     return bool(request.get("logprobs")) or judge_reason(request) or judge_schema(request)
 
 
+def judge_question(request: dict[str, Any]) -> str | None:
+    """The question a yes/no judge request asks: SUPPORTED (``prompts/judge_support.j2``), or its
+    tag in ``prompts/_judge_exchange.j2`` (REFUSED, RELEVANT, URGENT, REASSURES, CLARIFIES,
+    ADDRESSES), the last tag of the prompt, since the definitions of all of them come first."""
+    text = task_text(request)
+    if "\nStatement: " in text:
+        return "SUPPORTED"
+    tags = re.findall(r"^([A-Z]+): ", text, re.MULTILINE)
+    return tags[-1] if tags else None
+
+
 def yes_no(p_yes: float) -> Any:
     """A one-token yes/no reply with P(yes) = ``p_yes`` in its log-probabilities."""
     from simpop.testing.fake_openai import Reply
