@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from simpop.models import LLMConfig
     from simpop.run.agreement import JudgeEvaluation
     from simpop.run.contradiction_agreement import ContradictionEvaluation
+    from simpop.run.refusal_agreement import RefusalEvaluation
 
 
 def interval(value: float | None, bounds: tuple[float, float] | None) -> str:
@@ -71,21 +72,24 @@ FOOTNOTE = (
 @click.option(
     "--judge",
     "which",
-    type=click.Choice(["support", "contradiction"]),
+    type=click.Choice(["support", "contradiction", "refusal"]),
     default="support",
     show_default=True,
-    help="The support judge (K-QA) or the conversation contradiction judge (ProSeCCo and K-QA).",
+    help="The support judge (K-QA), the conversation contradiction judge (ProSeCCo and K-QA) or the "
+    "refusal judge (XSTest).",
 )
 @click.option(
     "--data",
     type=click.Path(path_type=Path),
     multiple=True,
-    help="Labelled data, folder or CSV (default: data/kqa-nli; for contradiction also data/prosecco).",
+    help="Labelled data, folder or CSV (default: data/kqa-nli; for contradiction also data/prosecco; "
+    "for refusal data/xstest).",
 )
 @click.option(
     "--limit",
     type=click.IntRange(5),
-    help="Support: the statements of the first N answers. Contradiction: N pairs of each set at random.",
+    help="Support: the statements of the first N answers. Contradiction: N pairs of each set at random. "
+    "Refusal: N answers at random.",
 )
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the figures as JSON.")
@@ -101,7 +105,8 @@ def judge_eval(
     diagram: Path | None,
 ) -> None:
     """Agreement with people of the support judge, its verifier and embedding groundedness
-    (physicians, K-QA), or of the conversation contradiction judge (--judge contradiction)."""
+    (physicians, K-QA), of the conversation contradiction judge (--judge contradiction) or of the
+    refusal judge (--judge refusal)."""
     from simpop.run.agreement import evaluate
 
     llm, embedding = config_models(config_file)
@@ -117,7 +122,10 @@ def judge_eval(
         contradiction_eval(configs, sets, limit, no_cache, output, diagram)
         return
     if len(data) > 1:
-        raise click.UsageError("the support judge takes one --data")
+        raise click.UsageError(f"the {which} judge takes one --data")
+    if which == "refusal":
+        refusal_eval(configs, data[0] if data else Path("data/xstest"), limit, no_cache, output, diagram)
+        return
     result = asyncio.run(
         evaluate(
             configs,
@@ -162,8 +170,36 @@ def contradiction_eval(
     errors_and_files(result, output, diagram)
 
 
+def refusal_eval(
+    configs: list[LLMConfig],
+    data: Path,
+    limit: int | None,
+    no_cache: bool,
+    output: Path | None,
+    diagram: Path | None,
+) -> None:
+    from simpop.run.refusal_agreement import evaluate_refusal
+
+    result = asyncio.run(
+        evaluate_refusal(configs, data, limit, use_cache=not no_cache, progress=progress_bars())
+    )
+    title = (
+        f"refusal judge vs people · {data} · {result.items} answers ({result.refusals} refused; "
+        f"{result.partial_left_out} partial refusals left out)"
+    )
+    console.print(agreement_table(title, result.rows))
+    console.print(
+        "[dim]Profile threshold: the verdict a run gives (no fitting). Fitted threshold: chosen on the "
+        "training folds of 5-fold cross-validation grouped by message. Intervals: 95% bootstrap over "
+        "messages.[/]"
+    )
+    errors_and_files(result, output, diagram)
+
+
 def errors_and_files(
-    result: JudgeEvaluation | ContradictionEvaluation, output: Path | None, diagram: Path | None
+    result: JudgeEvaluation | ContradictionEvaluation | RefusalEvaluation,
+    output: Path | None,
+    diagram: Path | None,
 ) -> None:
     """The judge errors, then the figures as JSON and the reliability diagram where asked for."""
     failed = {k: n for k, n in result.judge_errors.items() if n}
