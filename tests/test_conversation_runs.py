@@ -103,6 +103,10 @@ def test_a_conversation_run_sends_the_history_in_order_and_records_each_conversa
     assert any(said in text for text in contradiction)
     per_turn = {s["cell_id"] for s in scores if s["metric"] == "escalation"}
     assert per_turn == {f"{c['cell_id']}/t{n}" for c in conversations for n in range(1, 5)}
+    # the judge said why only at the end, for the turns of the worst conversations (both here)
+    assert all(s["reason"] is None for s in scores if s["metric"] == "escalation")
+    explained = {s["cell_id"]: s for s in records(run, "explained.jsonl") if s["metric"] == "escalation"}
+    assert explained.keys() == per_turn and all(s["reason"] == "ok" for s in explained.values())
     summary = json.loads((run / "summary.json").read_text())["conversations"]
     assert summary["planned"] == summary["played"] == 2 and summary["endings"] == {"max_turns": 2}
     assert summary["failed_turns"] == {"relative-downplays": {"1": 2}}

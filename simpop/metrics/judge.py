@@ -41,7 +41,8 @@ def one_question_at_a_time() -> Iterator[None]:
         _ONE_CASE.reset(token)
 
 
-def _turn() -> AbstractAsyncContextManager[object]:
+def _in_order() -> AbstractAsyncContextManager[object]:
+    """The case's lock where one is set (``one_question_at_a_time``), else nothing to wait for."""
     return _ONE_CASE.get() or nullcontext()
 
 
@@ -92,7 +93,7 @@ class Judge:
         prompt = load_prompt(prompt_name)
         messages = [{"role": "user", "content": prompt.render(**values)}]
         threshold = self.profile.threshold(verdict)
-        async with _turn():
+        async with _in_order():
             p = await self.llm.probability(messages)
             if p is None:
                 reply = await self.llm.structured(
@@ -113,7 +114,7 @@ class Judge:
             {"role": "user", "content": load_prompt("judge_reason").render()},
         ]
         try:
-            async with _turn():
+            async with _in_order():
                 text = await self.llm.text(
                     messages, temperature=0.0, seed=self.seed, max_tokens=self.max_tokens
                 )
