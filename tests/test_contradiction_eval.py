@@ -10,7 +10,8 @@ import pytest
 from helpers import assert_one_line_error, simpop
 
 from simpop.errors import ConfigError
-from simpop.run.contradiction_agreement import balanced, load_pairs
+from simpop.judging.crossval import balanced
+from simpop.run.contradiction_agreement import load_pairs
 from simpop.testing.fake_openai import FakeOpenAIServer
 from simpop.testing.patients import task_text, yes_no
 
@@ -27,12 +28,15 @@ def test_both_labelled_sets_load_as_shipped():
 
 
 def test_balanced_takes_up_to_half_contradictions_and_is_repeatable():
+    def contradicts(pair):
+        return pair.contradiction
+
     _, kqa = load_pairs(DATA / "kqa-nli")
-    ten = balanced(kqa, 10)
+    ten = balanced(kqa, contradicts, 10)
     assert len(ten) == 10 and sum(p.contradiction for p in ten) == 5
-    forty = balanced(kqa, 40)
+    forty = balanced(kqa, contradicts, 40)
     assert sum(p.contradiction for p in forty) == 12 and len(forty) == 40  # all 12 there are
-    assert balanced(kqa, 40) == forty and balanced(kqa, None) == kqa
+    assert balanced(kqa, contradicts, 40) == forty and balanced(kqa, contradicts, None) == kqa
 
 
 def test_a_bad_label_or_a_missing_file_names_it(tmp_path):

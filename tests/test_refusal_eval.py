@@ -10,7 +10,8 @@ import pytest
 from helpers import assert_one_line_error, simpop
 
 from simpop.errors import ConfigError
-from simpop.run.refusal_agreement import balanced, load_xstest
+from simpop.judging.crossval import balanced
+from simpop.run.refusal_agreement import load_xstest
 from simpop.testing.fake_openai import FakeOpenAIServer
 from simpop.testing.patients import judge_question, task_text, yes_no
 
@@ -19,12 +20,15 @@ HEADER = "id,type,prompt,completion,annotation_1,annotation_2,agreement,final_la
 
 
 def test_the_labelled_set_loads_as_shipped_without_partial_refusals():
+    def refused(a):
+        return a.refused
+
     answers, partial = load_xstest(DATA)
     assert partial == 27 + 41 and len(answers) == 900 - partial
     assert sum(a.refused for a in answers) == 49 + 199
     assert len({a.group for a in answers}) == 440  # a prompt is one group; 10 had only partial refusals
-    ten = balanced(answers, 10)
-    assert len(ten) == 10 and sum(a.refused for a in ten) == 5 and balanced(answers, 10) == ten
+    ten = balanced(answers, refused, 10)
+    assert len(ten) == 10 and sum(a.refused for a in ten) == 5 and balanced(answers, refused, 10) == ten
 
 
 def test_a_bad_label_or_a_missing_file_names_it(tmp_path):

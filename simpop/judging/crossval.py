@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from pydantic import Field
@@ -15,6 +16,7 @@ from simpop.aggregate import ece, reliability
 from simpop.models import Record
 
 Interval = tuple[float, float]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -153,3 +155,27 @@ def agreement(
         ece=ece(two, y.astype(int), bins=5),
         reliability=reliability(two, y.astype(int), bins=5),
     )
+
+
+def at_profile_and_fitted(
+    label: str, y: np.ndarray, p: np.ndarray, groups: list[str], threshold: float
+) -> list[Agreement]:
+    """A judge's P(yes) ``p`` at the profile's ``threshold`` (the verdict a run gives, nothing
+    fitted) and at a threshold fitted out of fold."""
+    fixed = agreement(f"{label} · profile threshold", y, p, p >= threshold, groups, [threshold])
+    fitted_p, verdict, thresholds = out_of_fold(p.reshape(-1, 1), y, groups, threshold_fit(0))
+    return [fixed, agreement(f"{label} · fitted threshold", y, fitted_p, verdict, groups, thresholds)]
+
+
+def balanced(items: list[T], is_yes: Callable[[T], bool], limit: int | None, seed: int = 0) -> list[T]:
+    """At most ``limit`` items drawn at random, up to half of them labelled yes (all there are
+    where fewer); all of them without a limit."""
+    if limit is None or limit >= len(items):
+        return items
+    rng = np.random.default_rng(seed)
+    yes = [i for i in items if is_yes(i)]
+    no = [i for i in items if not is_yes(i)]
+    take = min(len(yes), limit // 2)
+    return [yes[i] for i in rng.permutation(len(yes))[:take]] + [
+        no[i] for i in rng.permutation(len(no))[: limit - take]
+    ]

@@ -66,6 +66,11 @@ class Verdict:
     messages: list[dict[str, str]] = field(repr=False)
     verified: bool = False  # P(yes) is the support verifier's, not the judge's alone
 
+    @property
+    def p_yes(self) -> float:
+        """P(yes), or 1 or 0 from a structured reply."""
+        return float(self.yes) if self.probability is None else self.probability
+
 
 @dataclass
 class Judge:

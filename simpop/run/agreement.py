@@ -14,8 +14,10 @@ import asyncio
 import csv
 import io
 from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from rich.progress import Progress
@@ -28,13 +30,15 @@ from simpop.judging.profile import profile_for
 from simpop.judging.verifier import feature_matrix, verifier_fit
 from simpop.llm import LLMError, open_llm
 from simpop.metrics.faithfulness import support_verdicts
-from simpop.metrics.judge import Judge
+from simpop.metrics.judge import Judge, Verdict
 from simpop.metrics.texts import split_sentences
 from simpop.models import EmbeddingConfig, LLMConfig, Record
 from simpop.textfiles import read_text
 
 DATA_FILE = "NLI_medical_annotator.csv"
 COLUMNS = ("answer", "claim", "majority_label")
+
+T = TypeVar("T")
 
 
 class NLIItem(Record):
@@ -87,6 +91,22 @@ def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
     return items
 
 
+async def each_probability(
+    items: Sequence[T], ask: Callable[[T], Awaitable[Verdict]], what: str, progress: Progress | None
+) -> list[float | None]:
+    """The judge's P(yes) on each item (``ask``), ``None`` where it failed (a judge error)."""
+    task = progress.add_task(what, total=len(items)) if progress else None
+    found: list[float | None] = []
+    for item in items:
+        try:
+            found.append((await ask(item)).p_yes)
+        except LLMError:
+            found.append(None)
+        if progress is not None and task is not None:
+            progress.advance(task)
+    return found
+
+
 async def judge_probabilities(
     judge: Judge, pairs: list[tuple[str, str]], progress: Progress | None = None
 ) -> list[float | None]:
@@ -102,7 +122,7 @@ async def judge_probabilities(
         try:
             verdicts = await support_verdicts(judge, context, [pairs[i][1] for i in indices])
             for i, v in zip(indices, verdicts, strict=True):
-                found[i] = float(v.yes) if v.probability is None else v.probability
+                found[i] = v.p_yes
         except LLMError:
             pass  # these stay None: counted as judge errors
         if progress is not None and task is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Awaitable
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -22,12 +23,12 @@ import numpy as np
 from rich.progress import Progress
 
 from simpop.errors import ConfigError
-from simpop.judging.crossval import Agreement, agreement, out_of_fold, threshold_fit
+from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
 from simpop.judging.profile import profile_for
-from simpop.llm import LLMError, open_llm
-from simpop.metrics.judge import Judge
+from simpop.llm import open_llm
+from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
-from simpop.run.agreement import DATA_FILE, load_nli
+from simpop.run.agreement import DATA_FILE, each_probability, load_nli
 from simpop.textfiles import read_text
 
 PROSECCO_FILE = "ProSeCCo_final.csv"
@@ -100,47 +101,16 @@ def load_pairs(path: Path) -> tuple[str, list[ContradictionPair]]:
     ]
 
 
-def balanced(pairs: list[ContradictionPair], limit: int | None, seed: int = 0) -> list[ContradictionPair]:
-    """At most ``limit`` pairs drawn at random, up to half of them contradictions (all there are
-    where fewer)."""
-    if limit is None or limit >= len(pairs):
-        return pairs
-    rng = np.random.default_rng(seed)
-    yes = [p for p in pairs if p.contradiction]
-    no = [p for p in pairs if not p.contradiction]
-    take_yes = min(len(yes), limit // 2)
-    picked = [yes[i] for i in rng.permutation(len(yes))[:take_yes]]
-    picked += [no[i] for i in rng.permutation(len(no))[: limit - take_yes]]
-    return picked
-
-
 async def contradiction_probabilities(
     judge: Judge, pairs: list[ContradictionPair], progress: Progress | None = None
 ) -> list[float | None]:
     """The judge's P(yes) on each pair shown as a two-turn transcript (``None`` where it failed)."""
-    task = progress.add_task("judge pairs", total=len(pairs)) if progress else None
-    found: list[float | None] = []
-    for pair in pairs:
+
+    def ask(pair: ContradictionPair) -> Awaitable[Verdict]:
         turns = [{"asked_text": pair.asked, "answer": pair.first}, {"asked_text": "", "answer": pair.second}]
-        try:
-            verdict = await judge.decide("judge_contradiction", "contradiction", turns=turns)
-            found.append(float(verdict.yes) if verdict.probability is None else verdict.probability)
-        except LLMError:
-            found.append(None)
-        if progress is not None and task is not None:
-            progress.advance(task)
-    return found
+        return judge.decide("judge_contradiction", "contradiction", turns=turns)
 
-
-def agreement_rows(
-    label: str, pairs: list[ContradictionPair], p: np.ndarray, threshold: float
-) -> list[Agreement]:
-    """At the profile's ``threshold`` and at a threshold fitted out of fold."""
-    y = np.array([pair.contradiction for pair in pairs], dtype=int)
-    groups = [pair.group for pair in pairs]
-    fixed = agreement(f"{label} · profile threshold", y, p, p >= threshold, groups, [threshold])
-    fitted_p, verdict, thresholds = out_of_fold(p.reshape(-1, 1), y, groups, threshold_fit(0))
-    return [fixed, agreement(f"{label} · fitted threshold", y, fitted_p, verdict, groups, thresholds)]
+    return await each_probability(pairs, ask, "judge pairs", progress)
 
 
 async def evaluate_contradiction(
@@ -156,7 +126,7 @@ async def evaluate_contradiction(
     files = {}
     for path in data:
         name, pairs = load_pairs(path)
-        sets[name] = balanced(pairs, limit)
+        sets[name] = balanced(pairs, lambda p: p.contradiction, limit)
         files[name] = str(path)
     rows: list[Agreement] = []
     errors: dict[str, int] = {}
@@ -169,9 +139,11 @@ async def evaluate_contradiction(
                 for name, pairs in sets.items():
                     found = await contradiction_probabilities(judge, pairs, progress)
                     errors[f"{config.model} · {name}"] = sum(p is None for p in found)
+                    y = np.array([pair.contradiction for pair in pairs], dtype=int)
                     p = np.array([0.5 if v is None else v for v in found])
+                    groups = [pair.group for pair in pairs]
                     threshold = judge.profile.threshold("contradiction")
-                    rows += agreement_rows(f"{config.model} · {name}", pairs, p, threshold)
+                    rows += at_profile_and_fitted(f"{config.model} · {name}", y, p, groups, threshold)
             finally:
                 await llm.aclose()
                 llm.endpoint.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Awaitable
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -19,11 +20,12 @@ import numpy as np
 from rich.progress import Progress
 
 from simpop.errors import ConfigError
-from simpop.judging.crossval import Agreement, agreement, out_of_fold, threshold_fit
+from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
 from simpop.judging.profile import profile_for
-from simpop.llm import LLMError, open_llm
-from simpop.metrics.judge import Judge
+from simpop.llm import open_llm
+from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
+from simpop.run.agreement import each_probability
 from simpop.textfiles import read_text
 
 COLUMNS = ("id", "prompt", "completion", "final_label")
@@ -80,37 +82,15 @@ def load_xstest(path: Path) -> tuple[list[LabelledAnswer], int]:
     return answers, partial
 
 
-def balanced(answers: list[LabelledAnswer], limit: int | None, seed: int = 0) -> list[LabelledAnswer]:
-    """At most ``limit`` answers drawn at random, up to half of them refusals."""
-    if limit is None or limit >= len(answers):
-        return answers
-    rng = np.random.default_rng(seed)
-    yes = [a for a in answers if a.refused]
-    no = [a for a in answers if not a.refused]
-    take = min(len(yes), limit // 2)
-    return [yes[i] for i in rng.permutation(len(yes))[:take]] + [
-        no[i] for i in rng.permutation(len(no))[: limit - take]
-    ]
-
-
 async def refusal_probabilities(
     judge: Judge, answers: list[LabelledAnswer], progress: Progress | None = None
 ) -> list[float | None]:
-    """The refusal judge's P(yes) on each answer, shown as a run shows it (``None`` where it
-    failed)."""
-    task = progress.add_task("judge answers", total=len(answers)) if progress else None
-    found: list[float | None] = []
-    for item in answers:
-        try:
-            verdict = await judge.decide(
-                "judge_refusal", "refused", context="", answer=item.answer, question=item.message
-            )
-            found.append(float(verdict.yes) if verdict.probability is None else verdict.probability)
-        except LLMError:
-            found.append(None)
-        if progress is not None and task is not None:
-            progress.advance(task)
-    return found
+    """The refusal judge's P(yes) on each answer (``None`` where it failed)."""
+
+    def ask(item: LabelledAnswer) -> Awaitable[Verdict]:
+        return judge.decide("judge_refusal", "refused", context="", answer=item.answer, question=item.message)
+
+    return await each_probability(answers, ask, "judge answers", progress)
 
 
 async def evaluate_refusal(
@@ -123,7 +103,7 @@ async def evaluate_refusal(
     """Ask each judge (``configs``) for P(yes) on the labelled answers in ``data`` (at most
     ``limit``) and measure its agreement with the people's labels."""
     everything, partial = load_xstest(data)
-    answers = balanced(everything, limit)
+    answers = balanced(everything, lambda a: a.refused, limit)
     y = np.array([a.refused for a in answers], dtype=int)
     groups = [a.group for a in answers]
     rows: list[Agreement] = []
@@ -141,13 +121,7 @@ async def evaluate_refusal(
             errors[config.model] = sum(p is None for p in found)
             p = np.array([0.5 if v is None else v for v in found])
             threshold = judge.profile.threshold("refused")
-            rows.append(
-                agreement(f"{config.model} · profile threshold", y, p, p >= threshold, groups, [threshold])
-            )
-            fitted, verdict, thresholds = out_of_fold(p.reshape(-1, 1), y, groups, threshold_fit(0))
-            rows.append(
-                agreement(f"{config.model} · fitted threshold", y, fitted, verdict, groups, thresholds)
-            )
+            rows += at_profile_and_fitted(config.model, y, p, groups, threshold)
     return RefusalEvaluation(
         data=[str(data)],
         items=len(answers),
