@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -85,6 +86,41 @@ def test_the_embedded_server_times_itself_and_never_resends_a_timed_out_request(
             await hasty.text(messages, max_tokens=400)
         assert hasty.usage.retries == 0
         for client in (auto, hasty):
+            await client.aclose()
+
+    try:
+        asyncio.run(go())
+    finally:
+        server.close()
+
+
+def test_a_judge_prompt_for_the_longest_demo_qap_fits_one_slot_of_the_embedded_server():
+    """A QAP bot's answer is its matched QAP's, so the judges' shared prompt holds it twice; with
+    2,048 tokens a slot, the longest ones were refused (issue 18's main run: 18 judge errors)."""
+    import asyncio
+    import json
+
+    from simpop.llm import EmbeddedServer, LLMClient
+    from simpop.metrics.judge import Judge
+    from simpop.metrics.texts import context_text
+    from simpop.models import Context, LLMConfig
+
+    qaps = Path(__file__).parent.parent / "data" / "medquad-eye" / "qaps.jsonl"
+    rows = [json.loads(line) for line in qaps.read_text(encoding="utf-8").splitlines() if line.strip()]
+    longest = max(rows, key=lambda r: len(r["question"]) + len(r["answer"]))
+    context = context_text([Context(id="q", text=longest["question"] + "\n" + longest["answer"])])
+    config = LLMConfig(model=QWEN_0_5B, concurrency=1)
+    server = EmbeddedServer(config)
+
+    async def go():
+        client = LLMClient(config, server)
+        judge = Judge(client, model=QWEN_0_5B)
+        try:
+            values = {"context": context, "answer": longest["answer"], "question": longest["question"]}
+            verdict = await judge.decide("judge_context_relevance", "relevant", **values)
+            assert verdict.probability is not None and 0.0 <= verdict.probability <= 1.0
+            assert client.usage.prompt_tokens > 2048  # it would not have fitted before
+        finally:
             await client.aclose()
 
     try:

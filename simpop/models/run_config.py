@@ -39,7 +39,12 @@ class LLMConfig(Record):
     max_retries: int = Field(4, ge=0)
     retry_backoff: float = Field(0.5, ge=0)
     validation_retries: int = Field(2, ge=0)
-    context_per_slot: int = Field(2048, gt=0)
+    context_per_slot: int = Field(
+        4096,
+        gt=0,
+        description="tokens one request may hold on the embedded server: a judge's prompt holds the "
+        "context, the answer and the message (a long QAP of the demo set, matched: about 2,800)",
+    )
     threads: int | None = Field(
         None, gt=0, description="embedded server threads (default: the cores idle when it starts)"
     )
