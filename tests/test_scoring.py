@@ -382,7 +382,7 @@ def test_no_answer_is_a_refusal_without_a_judge_call(judge):
     assert scores["faithfulness"].value is None and scores["faithfulness"].label == "no_answer"
 
 
-def test_the_profile_threshold_turns_p_yes_into_the_verdict(judge):
+def test_the_profile_threshold_turns_p_yes_into_the_verdict(judge, judge_server):
     from simpop.judging.profile import JudgeProfile
 
     judge.profile = JudgeProfile(name="strict", models=["*"], thresholds={"relevant": 0.95})
@@ -391,7 +391,12 @@ def test_the_profile_threshold_turns_p_yes_into_the_verdict(judge):
     relevance = scores["context_relevance"]
     assert relevance.probabilities == {"relevant": pytest.approx(0.9)}  # 0.9 < 0.95: not relevant
     assert relevance.value == 0.0 and relevance.thresholds == {"relevant": 0.95}
-    assert relevance.judge_profile == "strict" and relevance.reason == "because"
+    assert relevance.judge_profile == "strict"
+    # asked why, the judge would argue it is relevant: it is not asked, the figures are the reason
+    assert relevance.reason == (
+        "P(yes) 0.90 < the profile's threshold 0.95: the threshold decided; the judge itself leaned yes"
+    )
+    assert not any(len(r["messages"]) == 3 for r in judge_server.requests)
 
 
 def test_an_endpoint_without_log_probabilities_is_judged_by_a_structured_reply():

@@ -111,9 +111,18 @@ class Judge:
     async def explain(self, verdict: Verdict) -> str | None:
         """Why the judge said what it did, in a few words: asked after the verdict in the same
         conversation (sharing its prompt); None when off or when the call fails (the verdict
-        stands without it)."""
+        stands without it). Where the profile's threshold decided against the judge's own
+        leaning (P(yes) on the other side of 0.5), the probability and the threshold instead."""
         if not self.reasons:
             return None
+        p = verdict.probability
+        if p is not None and (p >= 0.5) != verdict.yes:
+            # asked why, the judge argues for what it leaned to, not for the verdict
+            sign, leaned = ("≥", "no") if verdict.yes else ("<", "yes")
+            return (
+                f"P(yes) {p:.2f} {sign} the profile's threshold {verdict.threshold:.2f}: "
+                f"the threshold decided; the judge itself leaned {leaned}"
+            )
         messages = verdict.messages + [
             {"role": "assistant", "content": "Yes" if verdict.yes else "No"},
             {"role": "user", "content": load_prompt("judge_reason").render()},
