@@ -145,6 +145,13 @@ def judge_eval(
     errors_and_files(result, output, diagram)
 
 
+THRESHOLD_FOOTNOTE = (
+    "[dim]Profile threshold: the verdict a run gives (no fitting). Fitted threshold: chosen on the "
+    "training folds of 5-fold cross-validation grouped by {groups}. Intervals: 95% bootstrap over "
+    "{over}.[/]"
+)
+
+
 def contradiction_eval(
     configs: list[LLMConfig],
     data: list[Path],
@@ -163,9 +170,7 @@ def contradiction_eval(
     )
     console.print(agreement_table(f"contradiction judge vs people · {sets}", result.rows))
     console.print(
-        "[dim]Profile threshold: the verdict a run gives (no fitting). Fitted threshold: chosen on the "
-        "training folds of 5-fold cross-validation grouped by speaker (ProSeCCo) or answer (K-QA). "
-        "Intervals: 95% bootstrap over those groups.[/]"
+        THRESHOLD_FOOTNOTE.format(groups="speaker (ProSeCCo) or answer (K-QA)", over="those groups")
     )
     errors_and_files(result, output, diagram)
 
@@ -188,11 +193,7 @@ def refusal_eval(
         f"{result.partial_left_out} partial refusals left out)"
     )
     console.print(agreement_table(title, result.rows))
-    console.print(
-        "[dim]Profile threshold: the verdict a run gives (no fitting). Fitted threshold: chosen on the "
-        "training folds of 5-fold cross-validation grouped by message. Intervals: 95% bootstrap over "
-        "messages.[/]"
-    )
+    console.print(THRESHOLD_FOOTNOTE.format(groups="message", over="messages"))
     errors_and_files(result, output, diagram)
 
 

@@ -14,8 +14,8 @@ import asyncio
 import csv
 import io
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import nullcontext
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager, nullcontext
 from pathlib import Path
 from typing import TypeVar
 
@@ -89,6 +89,17 @@ def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
         keep = list(dict.fromkeys(i.answer for i in items))[:limit]
         items = [i for i in items if i.answer in keep]
     return items
+
+
+@asynccontextmanager
+async def opened_judge(config: LLMConfig, use_cache: bool = True) -> AsyncIterator[Judge]:
+    """The judge of ``config`` with its profile, its endpoint closed on the way out."""
+    llm = open_llm(config, use_cache=use_cache)
+    try:
+        yield Judge(llm, model=config.model, profile=profile_for(config.model))
+    finally:
+        await llm.aclose()
+        llm.endpoint.close()
 
 
 async def each_probability(
@@ -179,15 +190,10 @@ async def evaluate(
     try:
         with progress if progress is not None else nullcontext():
             for config in configs:
-                llm = open_llm(config, use_cache=use_cache)
-                judge = Judge(llm, model=config.model, profile=profile_for(config.model))
-                try:
+                async with opened_judge(config, use_cache) as judge:
                     found = await judge_probabilities(
                         judge, [(i.answer, i.statement) for i in items], progress
                     )
-                finally:
-                    await llm.aclose()
-                    llm.endpoint.close()
                 errors[config.model] = sum(p is None for p in found)
                 judge_p = [0.5 if p is None else p for p in found]
                 x_by_judge[config.model] = support_features(items, embedder, judge_p)

@@ -24,11 +24,9 @@ from rich.progress import Progress
 
 from simpop.errors import ConfigError
 from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
-from simpop.judging.profile import profile_for
-from simpop.llm import open_llm
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
-from simpop.run.agreement import DATA_FILE, each_probability, load_nli
+from simpop.run.agreement import DATA_FILE, each_probability, load_nli, opened_judge
 from simpop.textfiles import read_text
 
 PROSECCO_FILE = "ProSeCCo_final.csv"
@@ -132,10 +130,8 @@ async def evaluate_contradiction(
     errors: dict[str, int] = {}
     with progress if progress is not None else nullcontext():
         for config in configs:
-            llm = open_llm(config, use_cache=use_cache)
-            judge = Judge(llm, model=config.model, profile=profile_for(config.model))
-            assert judge.profile is not None
-            try:
+            async with opened_judge(config, use_cache) as judge:
+                assert judge.profile is not None
                 for name, pairs in sets.items():
                     found = await contradiction_probabilities(judge, pairs, progress)
                     errors[f"{config.model} · {name}"] = sum(p is None for p in found)
@@ -144,9 +140,6 @@ async def evaluate_contradiction(
                     groups = [pair.group for pair in pairs]
                     threshold = judge.profile.threshold("contradiction")
                     rows += at_profile_and_fitted(f"{config.model} · {name}", y, p, groups, threshold)
-            finally:
-                await llm.aclose()
-                llm.endpoint.close()
     return ContradictionEvaluation(
         data=files,
         items={n: len(p) for n, p in sets.items()},

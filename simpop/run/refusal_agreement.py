@@ -21,11 +21,9 @@ from rich.progress import Progress
 
 from simpop.errors import ConfigError
 from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
-from simpop.judging.profile import profile_for
-from simpop.llm import open_llm
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
-from simpop.run.agreement import each_probability
+from simpop.run.agreement import each_probability, opened_judge
 from simpop.textfiles import read_text
 
 COLUMNS = ("id", "prompt", "completion", "final_label")
@@ -110,14 +108,9 @@ async def evaluate_refusal(
     errors: dict[str, int] = {}
     with progress if progress is not None else nullcontext():
         for config in configs:
-            llm = open_llm(config, use_cache=use_cache)
-            judge = Judge(llm, model=config.model, profile=profile_for(config.model))
-            assert judge.profile is not None
-            try:
+            async with opened_judge(config, use_cache) as judge:
                 found = await refusal_probabilities(judge, answers, progress)
-            finally:
-                await llm.aclose()
-                llm.endpoint.close()
+            assert judge.profile is not None
             errors[config.model] = sum(p is None for p in found)
             p = np.array([0.5 if v is None else v for v in found])
             threshold = judge.profile.threshold("refused")
