@@ -280,6 +280,69 @@ def test_a_run_whose_conversations_all_fail_is_incomplete_and_a_retry_goes_on_fr
     assert f"added by simpop: {added[2][0]}" in html and "typical-adult: 1" in html
 
 
+def test_a_judge_that_fails_on_every_turn_makes_the_run_incomplete(conversation_project: Path):
+    """Judge errors on conversation turns count like a probe's: the judge stage, the judge's
+    summary and the exit status say so; the outcome is not a figure."""
+    judge = with_judges(scripted_patient)
+
+    def judge_fails(request: dict) -> Reply:
+        return Reply(status=400, content="bad request") if request.get("logprobs") else judge(request)
+
+    with FakeOpenAIServer(default=judge_fails) as llm, HTTPBotServer(numbered) as bot:
+        write_config(conversation_project, config_text(llm.base_url, http_target(bot.url)))
+        result = simpop("run", "run.yaml", "--personas", "typical-adult", cwd=conversation_project)
+    assert result.returncode == 3, result.stderr
+    assert "the judge stage lost 4 of 4 cells" in " ".join(result.stderr.split())
+    [run] = (conversation_project / "runs").iterdir()
+    summary = json.loads((run / "summary.json").read_text())
+    judge_summary = summary["judge"]
+    assert judge_summary["judged"] == 0 and judge_summary["judged_turns"] == 4
+    assert judge_summary["errors"]["escalation"] == 4 and judge_summary["errors"]["refusal"] == 4
+    assert "0 probes and 4 conversation turns judged" in " ".join(result.stdout.split())
+    [outcome] = [s for s in records(run, "scores.jsonl") if s["metric"] == "conversation"]
+    assert outcome["value"] is None and outcome["excluded"] == "judge_error"
+    assert summary["untested"] == []  # the turns were answered and have their embedding scores
+
+
+def test_a_case_the_bot_never_answered_is_untested_and_fails_the_gate(conversation_project: Path):
+    """The bot answers the chest-pain case and is down for the other: that case is named as not
+    tested in the console, the summary and the gate (unless the policy allows it)."""
+
+    def patient(request: dict) -> Reply:  # marks the messages of the chest-pain case
+        reply = scripted_patient(request)
+        if "crushing pressure in your chest" in task_text(request):
+            said = json.loads(reply.content)
+            reply.content = json.dumps(said | {"message": f"chest: {said['message']}"})
+        return reply
+
+    def down_unless_chest(body: dict) -> BotReply:
+        return numbered(body) if "chest" in body["messages"][-1]["content"] else BotReply({}, status=500)
+
+    cases = ("--conversations", "relative-downplays,emergency-revealed-late")
+    with (
+        FakeOpenAIServer(default=with_judges(patient)) as llm,
+        HTTPBotServer(down_unless_chest) as bot,
+    ):
+        write_config(conversation_project, config_text(llm.base_url, http_target(bot.url, ", retries: 0")))
+        result = simpop("run", "run.yaml", "--personas", "typical-adult", *cases, cwd=conversation_project)
+    assert result.returncode == 0, result.stderr
+    said = " ".join(result.stdout.split())
+    assert (
+        "not tested: conversation case 'emergency-revealed-late': none of its 1 cells was scored "
+        "(conversation_error 1)" in said
+    )
+    [run] = (conversation_project / "runs").iterdir()
+    untested = json.loads((run / "summary.json").read_text())["untested"]
+    assert [(u["kind"], u["id"]) for u in untested] == [("case", "emergency-revealed-late")]
+    policy = "rules:\n  - metric: conversation.turns\n    min: 1\n"
+    write_config(conversation_project, policy, "policy.yaml")
+    gate = simpop("gate", str(run), "--policy", "policy.yaml", cwd=conversation_project)
+    assert gate.returncode == 1 and "conversation case emergency-revealed-late" in gate.stdout
+    write_config(conversation_project, policy + "allow_untested: [emergency-revealed-late]\n", "policy.yaml")
+    allowed = simpop("gate", str(run), "--policy", "policy.yaml", cwd=conversation_project)
+    assert allowed.returncode == 0, allowed.stdout
+
+
 def test_a_dry_run_counts_the_conversations_and_their_messages(conversation_project: Path):
     write_config(
         conversation_project, config_text("http://127.0.0.1:9/v1", http_target("http://127.0.0.1:9"))

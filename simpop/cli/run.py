@@ -236,7 +236,7 @@ def run(
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
     for group in summary.untested:
-        console.print(f"[red]not tested:[/] {group.kind} '{group.id}': {group.why}")
+        console.print(f"[red]not tested:[/] {group.name} '{group.id}': {group.why}")
     gate = f"--policy {policy_file}" if policy_file else "--policy policies/release.yaml"
     console.print(f"next: simpop report {store.directory}   ·   simpop gate {store.directory} {gate}")
     retry = f"simpop run {config_file} --resume {store.run_id} --retry-failed --out {out}"

@@ -118,7 +118,8 @@ def judge_line(judge: JudgeSummary) -> str:
     errors = ", ".join(f"{n} {metric}" for metric, n in sorted(judge.errors.items())) or "none"
     how = ", ".join(f"{n} by {way}" for way, n in judge.judged_by.items())
     return (
-        f"judge {judge.model} (profile {judge.profile}: {judge.agreement}): {judge.judged} probes judged"
+        f"judge {judge.model} (profile {judge.profile}: {judge.agreement}): {judge.judged} probes"
+        f"{f' and {judge.judged_turns} conversation turns' if judge.judged_turns else ''} judged"
         f"{f' ({how})' if how else ''}; judge errors: {errors}; "
         f"{judge.no_information} answers with no informative sentence (CF undefined)"
     )

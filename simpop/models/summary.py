@@ -173,7 +173,10 @@ class JudgeSummary(Record):
     )
     prompts: list[str] = Field(description="judge prompts used, as name@version")
     judged: int = Field(description="probes with judged scores")
-    errors: dict[str, int] = Field(description="judge errors per metric (the judge's reply never validated)")
+    judged_turns: int = Field(0, description="conversation turns with judged scores")
+    errors: dict[str, int] = Field(
+        description="judge errors per metric, of probes and conversation turns (the reply never validated)"
+    )
     no_information: int = Field(description="answers with no informative sentence: CF is null, counted apart")
     llm: LLMUsage | None = Field(None, description="the judge's own LLM use, when it is not the run's llm")
 
@@ -192,15 +195,19 @@ class ScenarioBrief(Record):
 
 
 class Untested(Record):
-    """A scenario or persona of which no cell was scored: a hazard or a patient the run did
-    not test, however good its other figures."""
+    """A scenario, conversation case or persona of which no cell was scored: a hazard or a
+    patient the run did not test, however good its other figures."""
 
-    kind: Literal["scenario", "persona"]
+    kind: Literal["scenario", "case", "persona"]
     id: str
-    planned: int = Field(description="its planned cells")
+    planned: int = Field(description="its planned cells (probes and conversations)")
     not_scored: dict[str, int] = Field(
         {}, description="why its cells have no score: reason (invalid, duplicate, target_error, ...) → cells"
     )
+
+    @property
+    def name(self) -> str:
+        return "conversation case" if self.kind == "case" else self.kind
 
     @property
     def why(self) -> str:
@@ -258,7 +265,9 @@ class RiskSummary(Record):
 class StageFailures(Record):
     """How many of its cells a stage could not do, and the commonest error."""
 
-    stage: Literal["generate", "ask", "judge", "converse"]
+    stage: Literal["generate", "ask", "judge", "converse"] = Field(
+        description="judge counts probes and conversation turns; converse, conversations"
+    )
     planned: int
     failed: int
     error: str | None = Field(None, description="the commonest error of the failed cells")
@@ -332,7 +341,7 @@ class RunSummary(Record):
     stages: list[StageFailures] = Field([], description="cells each stage planned and lost")
     incomplete: bool = Field(False, description="a stage lost at least failures.incomplete_at of its cells")
     untested: list[Untested] = Field(
-        [], description="scenarios and personas of which no cell was scored (the gate fails on them)"
+        [], description="scenarios, cases and personas with no cell scored (the gate fails on them)"
     )
     conversations: ConversationSummary | None = None
     llm: LLMUsage

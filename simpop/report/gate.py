@@ -55,8 +55,8 @@ class Policy(Record):
     rules: list[Rule] = Field(min_length=1)
     allow_untested: bool | list[str] = Field(
         False,
-        description="true, or the ids of scenarios and personas, that may go untested (no cell "
-        "scored) without failing the gate; by default an untested one is a violation",
+        description="true, or the ids of scenarios, conversation cases and personas, that may go untested "
+        "(no cell scored) without failing the gate; by default an untested one is a violation",
     )
 
 
@@ -221,14 +221,14 @@ def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
     checks = []
     for group in records.summary.untested:
         passed = allowed is True or (isinstance(allowed, list) and group.id in allowed)
-        key = "scenario_id" if group.kind == "scenario" else "persona_id"
+        key = "persona_id" if group.kind == "persona" else "scenario_id"  # a case: a conversation's scenario
         checks.append(
             Check(
                 rule=0,
                 metric=TESTED,
-                group=f"{group.kind} {group.id}",
+                group=f"{group.name} {group.id}",
                 persona_id=group.id if group.kind == "persona" else None,
-                scenario_id=group.id if group.kind == "scenario" else None,
+                scenario_id=None if group.kind == "persona" else group.id,
                 n=0,
                 mean=None,
                 ci_low=None,
@@ -239,7 +239,7 @@ def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 pairs=sorted(
                     {
                         f"{p.persona_id} × {p.scenario_id}"
-                        for p in records.probes.values()
+                        for p in [*records.probes.values(), *records.conversations.values()]
                         if getattr(p, key) == group.id
                     }
                 ),

@@ -7,7 +7,8 @@ from collections import Counter, defaultdict
 
 from simpop.aggregate import MetricTally
 from simpop.metrics.conversation_outcome import CONVERSATION
-from simpop.models import CaseBrief, Conversation, ConversationSummary, Score, StageFailures
+from simpop.models import CaseBrief, Cell, Conversation, ConversationSummary, Score, StageFailures
+from simpop.run.completeness import Group
 from simpop.run.plan import RunInputs
 from simpop.store import JsonlLog
 
@@ -24,6 +25,32 @@ class ConversationTally:
         self.planned = order
         self.means = MetricTally(order.__getitem__)
         self.outcomes: dict[str, Score] = {}
+        self.tested: set[Group] = set()  # the cases and personas with a scored turn
+        self.ended: dict[str, str] = {}  # cell id → how its conversation ended
+
+    @property
+    def cells(self) -> list[Cell]:
+        return self.inputs.conversations
+
+    def turn(self, score: Score) -> bool:
+        """Whether ``score`` is of a turn of a planned conversation (noting its case and persona
+        as tested when it holds a value)."""
+        cell, _, turn = score.cell_id.rpartition("/t")
+        if not (turn.isdigit() and cell in self.planned):
+            return False
+        if not score.excluded:
+            self.tested.update({("case", score.scenario_id), ("persona", score.persona_id)})
+        return True
+
+    def not_scored(self) -> dict[str, list[Group]]:
+        """Why planned conversations have no scored turn: the case and persona of each
+        conversation that ended on an error, or was never played."""
+        found: dict[str, list[Group]] = defaultdict(list)
+        for cell in self.cells:
+            reason = {"error": "conversation_error", None: "not_played"}.get(self.ended.get(cell.cell_id))
+            if reason:
+                found[reason] += [("case", cell.scenario_id), ("persona", cell.persona_id)]
+        return found
 
     def add(self, score: Score) -> bool:
         """Count ``score`` if it is a planned conversation's outcome; whether it was."""
@@ -43,6 +70,7 @@ class ConversationTally:
         for conversation in conversations.scan():
             if conversation.cell_id in self.planned:
                 endings[conversation.ending] += 1
+                self.ended[conversation.cell_id] = conversation.ending
                 turns += len(conversation.turns)
                 for turn in conversation.turns:
                     if turn.flag:

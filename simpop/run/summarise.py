@@ -35,7 +35,7 @@ from simpop.store import JsonlLog, RunStore
 
 
 class JudgeTally:
-    """The judge's part of a run, counted one score at a time."""
+    """The judge's part of a run, counted one score at a time (probes' and conversation turns')."""
 
     def __init__(self) -> None:
         self.names = set(judged_names())
@@ -43,9 +43,10 @@ class JudgeTally:
         self.judged_by: Counter[str] = Counter()
         self.prompts: set[str] = set()
         self.judged: set[str] = set()
+        self.turns: set[str] = set()
         self.errors: Counter[str] = Counter()
 
-    def add(self, score: Score) -> None:
+    def add(self, score: Score, turn: bool = False) -> None:
         if score.metric not in self.names:
             return
         self.scores += 1
@@ -53,7 +54,7 @@ class JudgeTally:
             self.judged_by[score.judged_by] += 1
         self.prompts.update((score.prompt or "").split())
         if not score.excluded or score.excluded == JUDGE_ERROR:
-            self.judged.add(sys.intern(score.cell_id))
+            (self.turns if turn else self.judged).add(sys.intern(score.cell_id))
         if score.excluded == JUDGE_ERROR:
             self.errors[score.metric] += 1
         self.no_information += score.metric == FAITHFULNESS and score.label == "no_information"
@@ -70,6 +71,7 @@ class JudgeTally:
             judged_by=dict(sorted(self.judged_by.items())),
             prompts=sorted(self.prompts),
             judged=len(self.judged),
+            judged_turns=len(self.turns),
             errors=dict(sorted(self.errors.items())),
             no_information=self.no_information,
             llm=usage,
@@ -133,7 +135,11 @@ def summarise(
     talks = ConversationTally(inputs)
     for score in scores.scan():
         if score.cell_id not in in_plan:
-            talks.add(score)
+            if talks.turn(score):  # a conversation turn is an answer judged like a probe's
+                stages.score(score)
+                judge.add(score, turn=True)
+            else:
+                talks.add(score)
             continue
         stages.score(score)
         judge.add(score)
@@ -153,8 +159,13 @@ def summarise(
     if inputs.conversations and conversations is not None:
         talked = talks.summary(conversations, seed)
         stage_rows.append(converse_stage(conversations, set(talks.planned)))
+    tested = tested_groups(by_persona, by_scenario, accuracy)
     planned: Counter[Group] = Counter(("scenario", c.scenario_id) for c in inputs.cells)
-    planned.update(("persona", c.persona_id) for c in inputs.cells)
+    planned.update(("case", c.scenario_id) for c in talks.cells)
+    planned.update(("persona", c.persona_id) for c in [*inputs.cells, *talks.cells])
+    for reason, groups in talks.not_scored().items():
+        for group in groups:
+            not_scored[group][reason] += 1
     return RunSummary(
         run_id=store.run_id,
         target=target,
@@ -178,7 +189,7 @@ def summarise(
         ],
         stages=stage_rows,
         incomplete=is_incomplete(stage_rows, limits),
-        untested=untested(planned, tested_groups(by_persona, by_scenario, accuracy), not_scored),
+        untested=untested(planned, tested | talks.tested, not_scored),
         conversations=talked,
         llm=usage,
         duration_s=duration_s,
