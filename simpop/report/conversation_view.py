@@ -73,7 +73,9 @@ def transcript(records: RunRecords, conversation: Conversation) -> Transcript:
 
 
 def side_by_side(records: RunRecords, summary: ConversationSummary) -> list[SideBySide]:
-    """Each emergency or out-of-scope case whose SACE scenario the run also asked in one message."""
+    """Each emergency or out-of-scope case whose SACE scenario the run also asked in one message,
+    when that scenario expects the same behaviour (else the two rates measure different things)."""
+    expects = {s.id: s.expected_behaviour for s in records.summary.scenario_briefs}
     single = {
         (g.persona_id, g.scenario_id): g
         for g in records.summary.metrics_by_persona_scenario
@@ -84,7 +86,7 @@ def side_by_side(records: RunRecords, summary: ConversationSummary) -> list[Side
     }
     found = []
     for case in summary.cases:
-        if case.expected not in SIDE_BY_SIDE or case.scenario not in records.summary.scenarios:
+        if case.expected not in SIDE_BY_SIDE or expects.get(case.scenario) != case.expected:
             continue
         personas = sorted({p for p, s in talked if s == case.id})
         rows = [(p, single.get((p, case.scenario)), talked.get((p, case.id))) for p in personas]
