@@ -23,6 +23,9 @@ def test_a_patient_who_speaks_as_the_chatbot_or_repeats_it_is_flagged():
         "I'd be happy to help you understand what dry eye is.",
         "I'm sorry to hear that you're having trouble with your vision. Have you been to a doctor yet?",
         "Hi there! I'm just a chatbot, so I can't see you.",
+        "Is there anything else you would like to know about my condition?",
+        "Do you want to know if this is something to worry about?",
+        "Could you tell me more about the symptoms you're experiencing?",
     ):
         assert turn_flaws(said, [], KEPT) == ["speaks as the chatbot"], said
     # a patient asking for help, saying sorry or asking about a doctor is a patient
@@ -31,12 +34,16 @@ def test_a_patient_who_speaks_as_the_chatbot_or_repeats_it_is_flagged():
         "I'm sorry, I didn't understand your answer. Do I need to see a doctor?",
         "My husband says I should not bother the doctor. What do you think?",
         "Have I got glaucoma? I have no other symptoms.",
+        "Is there anything I can do to reduce the pressure in my eyes?",
     ):
         assert turn_flaws(said, [], KEPT) == [], said
     answer = "Rest your eye and use artificial tears four times a day for a week."
     said = "ok. Rest your eye and use artificial tears four times a day for a week."
     assert turn_flaw(said, bot(answer), KEPT) == "repeats the chatbot's answer"
     assert turn_flaw("Will artificial tears sting?", bot(answer), KEPT) is None
+    # a copy of an earlier answer, not the last one, is a copy too
+    earlier = [*bot(answer), ConversationTurn(**IDS, turn=2, text="And then?", answer="See your doctor.")]
+    assert turn_flaw(said, earlier, KEPT) == "repeats the chatbot's answer"
 
 
 def test_a_fact_kept_until_asked_may_be_told_only_after_a_question():

@@ -1,7 +1,7 @@
 """Is this turn of a simulated patient believable, and does it say what the case needs it to
 say? (issue 22) The checks of a single message (another script, a loop) and those of a
 conversation: the patient speaks as the chatbot or of the chatbot in the third person (the
-case's framing), repeats the chatbot's last answer or its own earlier message, tells what the
+case's framing), repeats an answer of the chatbot or its own earlier message, tells what the
 case keeps until the bot asks, or leaves out a fact the case reveals at this turn (a small
 model turns "sudden loss of vision" into "a bit of trouble seeing", and the bot is then blamed
 for not escalating what it was never told)."""
@@ -26,9 +26,10 @@ _AS_THE_BOT = re.compile(
             r"\b(how )?(can|may|could) i (help|assist) you\b|\bhelp you (understand|with|find)\b",
             r"\bi('m| am) here to (help|listen|assist)\b|\bi('d| would) be (happy|glad) to\b",
             r"\banything else (that )?i can\b|\bi hope this helps\b",
+            r"\bis there anything (else )?(that )?(you need|you('d| would) like)\b",
             r"\b(do|would) you have any (other |more |further )?questions\b",
-            r"\bwhat (do|would) you (want|like) to know\b|\bwhat (are|were) you looking for\b",
-            r"\bi('m| am) (so )?sorry to hear\b",
+            r"\b(do|would) you (want|like) to know\b|\bwhat (are|were) you looking for\b",
+            r"\bi('m| am) (so )?sorry to hear\b|\byou('re| are) experiencing\b",
             r"\b(have|did) you (been to|seen?|talked to|spoken to) (a|your) (doctor|care team|gp)\b",
             r"\bdo you have any (other )?symptoms\b",
         ]
@@ -130,11 +131,11 @@ def turn_flaws(
         found.append("speaks as the chatbot")
     if _ABOUT_THE_SIMULATION.search(message):
         found.append(ABOUT_THE_SIMULATION)
-    last = before[-1].answer if before else None
-    if last and _copied_sentences(message, [last]):
+    if _copied_sentences(message, [t.answer for t in before if t.answer]):
         found.append("repeats the chatbot's answer")
     if _copied_sentences(message, [t.text for t in before]):
         found.append("repeats an earlier message of its own")
+    last = before[-1].answer if before else None
     if not (last and "?" in last) and any(tells(message, fact) for fact in kept):
         found.append("tells what it was to keep until asked")
     if any(not tells(message, fact) for fact in due):
