@@ -410,3 +410,20 @@ def test_a_dry_run_counts_the_conversations_and_their_messages(conversation_proj
     assert dry.returncode == 0, dry.stderr
     assert "plan: 0 cells; 2 conversations" in dry.stdout
     assert "patient turns: about 8 LLM calls" in dry.stdout and "up to 8 messages" in dry.stdout
+
+
+def test_with_a_limit_the_conversation_tables_list_only_the_personas_that_played(
+    conversation_project: Path,
+):
+    """--limit 1 gives the cases to the first persona only; the others get no empty rows."""
+    with FakeOpenAIServer(default=with_judges(scripted_patient)) as llm, HTTPBotServer(numbered) as bot:
+        write_config(conversation_project, config_text(llm.base_url, http_target(bot.url)))
+        result = simpop("run", "run.yaml", "--personas", PERSONAS, "--limit", "1", cwd=conversation_project)
+    assert result.returncode == 0, result.stderr
+    [run] = (conversation_project / "runs").iterdir()
+    [played] = {c["persona_id"] for c in records(run, "conversations.jsonl")}
+    summary = json.loads((run / "summary.json").read_text())["conversations"]
+    assert {g["group"] for g in summary["metrics"]} == {played, "total"}
+    [other] = set(PERSONAS.split(",")) - {played}
+    table = result.stdout[result.stdout.index("conversations (rates") :]
+    assert played in table and other not in table.split("conversations:")[0]

@@ -77,7 +77,8 @@ class ConversationTally:
                         flagged[conversation.persona_id][turn.flag] += 1
                     added[conversation.persona_id] += bool(turn.added)
         cases = self.inputs.cases
-        persona_ids = [p.id for p in self.inputs.personas]
+        playing = {cell.persona_id for cell in self.cells}  # --limit may give a few personas cases
+        persona_ids = [p.id for p in self.inputs.personas if p.id in playing]
         by_persona, by_case, by_pair = self.means.means(persona_ids, list(cases), seed)
         failed: dict[str, Counter[str]] = defaultdict(Counter)
         for score in self.outcomes.values():
