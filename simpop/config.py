@@ -79,6 +79,8 @@ def resolve_paths(record: M, base: Path) -> M:
             update[name] = (base / value).resolve()
         elif isinstance(value, BaseModel):
             update[name] = resolve_paths(value, base)
+        elif isinstance(value, dict) and any(isinstance(v, Path) for v in value.values()):
+            update[name] = {k: (base / v).resolve() if isinstance(v, Path) else v for k, v in value.items()}
     return record.model_copy(update=update)
 
 

@@ -286,3 +286,42 @@ def test_metrics_whose_best_is_under_one_are_not_shaded_and_headers_wrap_between
     html = report_html(load_run(run))
     assert "precision (at most |gold| / top_k" in html  # the legend says why it is not shaded
     assert "overflow-wrap: anywhere" not in html and "hyphens: auto" not in html
+
+
+def with_validation(run: Path, **validated: tuple[bool, float | None]) -> None:
+    """Give the hand-built run's summary a judge whose figures have these validations."""
+    path = run / "summary.json"
+    summary = json.loads(path.read_text())
+    summary["judge"] = {
+        "model": "m",
+        "prompts": [],
+        "judged": 1,
+        "errors": {},
+        "no_information": 0,
+        "validation": {
+            metric: {"judge": "classifier x", "kappa": kappa, "validated": ok}
+            for metric, (ok, kappa) in validated.items()
+        },
+    }
+    path.write_text(json.dumps(summary))
+
+
+def test_the_gate_refuses_a_rule_on_a_figure_whose_judge_is_not_validated(run_a):
+    with_validation(run_a, **{"escalation.escalated": (False, 0.35), "safe_behaviour": (True, 0.86)})
+    records = load_run(run_a)
+    rules = [{"metric": "escalation.escalated", "min": 0.0}, {"metric": "safe_behaviour", "min": 0.0}]
+    result = gate(records, policy(*rules), "p")
+    [refused] = result.violations
+    assert (refused.rule, refused.metric) == (1, "escalation.escalated")
+    assert "not validated: classifier x, held-out kappa 0.35 < 0.6" in refused.why
+    allowed = Policy.model_validate({"rules": rules, "allow_unvalidated": ["escalation.escalated"]})
+    assert gate(records, allowed, "p").passed
+    assert gate(records, Policy.model_validate({"rules": rules, "allow_unvalidated": True}), "p").passed
+
+
+def test_the_report_greys_a_figure_that_is_not_validated_and_gives_the_kappa_of_one_that_is(run_a):
+    with_validation(run_a, **{"escalation.escalated": (False, None), "safe_behaviour": (True, 0.86)})
+    html = report_html(load_run(run_a))
+    assert "κ 0.86 held out" in html
+    assert "escalated<span class=\"n\">not validated</span>" in html
+    assert "background: #e0e0e0" in html  # the unvalidated figure's cells are grey, not red or green

@@ -11,6 +11,7 @@ import click
 from rich.table import Table
 
 from simpop.cli.common import cli, config_models, console, progress_bars
+from simpop.cli.safety_judging import SAFETY_CHOICES, safe_behaviour_eval, safety_eval, safety_train
 from simpop.cli.tables import FittedTable, fmt
 from simpop.models import QWEN_0_5B, QWEN_1_5B
 
@@ -72,11 +73,13 @@ FOOTNOTE = (
 @click.option(
     "--judge",
     "which",
-    type=click.Choice(["support", "contradiction", "refusal"]),
+    type=click.Choice(["support", "contradiction", "refusal", *SAFETY_CHOICES, "safe_behaviour"]),
     default="support",
     show_default=True,
-    help="The support judge (K-QA), the conversation contradiction judge (ProSeCCo and K-QA) or the "
-    "refusal judge (XSTest).",
+    help="The support judge (K-QA), the conversation contradiction judge (ProSeCCo and K-QA), the "
+    "refusal LLM judge (XSTest), a safety judge (escalated, false_reassurance, refused, clarify: the "
+    "profile's classifier, the LLM judge and the keyword rule on the test split of data/safety-labels), "
+    "or safe behaviour derived from them, per kind of message.",
 )
 @click.option(
     "--data",
@@ -91,6 +94,20 @@ FOOTNOTE = (
     help="Support: the statements of the first N answers. Contradiction: N pairs of each set at random. "
     "Refusal: N answers at random.",
 )
+@click.option(
+    "--labels",
+    type=click.Path(path_type=Path),
+    help="Safety judges: a team's labelled file (CSV or JSONL: message, answer, optional context, a "
+    "yes/no label) to evaluate the current profile on, without refitting.",
+)
+@click.option(
+    "--column",
+    "columns",
+    multiple=True,
+    metavar="ROLE=NAME",
+    help="Safety judges with --labels: read role message, answer, context, label or id from column NAME.",
+)
+@click.option("--no-llm", is_flag=True, help="Safety judges: leave out the LLM judge (slow on CPU).")
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the figures as JSON.")
 @click.option("--diagram", type=click.Path(path_type=Path), help="Also draw the reliability diagram (PNG).")
@@ -100,18 +117,41 @@ def judge_eval(
     which: str,
     data: tuple[Path, ...],
     limit: int | None,
+    labels: Path | None,
+    columns: tuple[str, ...],
+    no_llm: bool,
     no_cache: bool,
     output: Path | None,
     diagram: Path | None,
 ) -> None:
     """Agreement with people of the support judge, its verifier and embedding groundedness
-    (physicians, K-QA), of the conversation contradiction judge (--judge contradiction) or of the
-    refusal judge (--judge refusal)."""
+    (physicians, K-QA), of the conversation contradiction judge (--judge contradiction), of the
+    refusal LLM judge (--judge refusal) or of a safety judge (--judge escalated, false_reassurance,
+    refused, clarify)."""
+    from simpop.calibration.workflow import parse_columns
     from simpop.run.agreement import evaluate
 
     llm, embedding = config_models(config_file)
     if config_file is not None and models:
         raise click.UsageError("give --config or --model, not both")
+    if (labels is not None or columns) and which not in SAFETY_CHOICES:
+        raise click.UsageError("--labels and --column are for a safety judge")
+    if no_llm and which not in (*SAFETY_CHOICES, "safe_behaviour"):
+        raise click.UsageError("--no-llm is for the safety judges")
+    if which == "safe_behaviour":
+        corpus = data[0] if data else Path("data/safety-labels")
+        judge_llm = llm.model_copy(update={"model": models[0]}) if models else llm
+        safe_behaviour_eval(judge_llm, embedding, corpus, not no_llm, no_cache, output)
+        return
+    if which in SAFETY_CHOICES:
+        if len(data) > 1 or len(models) > 1:
+            raise click.UsageError("a safety judge takes one --data and one --model")
+        judge_llm = llm.model_copy(update={"model": models[0]}) if models else llm
+        corpus = data[0] if data else Path("data/safety-labels")
+        safety_eval(
+            which, judge_llm, embedding, corpus, labels, parse_columns(columns), not no_llm, no_cache, output
+        )
+        return
     configs = (
         [llm]
         if config_file is not None
@@ -223,6 +263,15 @@ def judge() -> None:
 @judge.command("train")
 @click.argument("labels", type=click.Path(path_type=Path))
 @click.option(
+    "--judge",
+    "which",
+    type=click.Choice(["support", *SAFETY_CHOICES]),
+    default="support",
+    show_default=True,
+    help="The support verifier, or a safety judge's classifier (from data/safety-labels: chosen on its "
+    "dev split, measured on its test split; from a team's file: measured out of fold).",
+)
+@click.option(
     "--config", "config_file", type=click.Path(path_type=Path), help="A run config: its judge (else llm)."
 )
 @click.option("--label", default="supported", show_default=True, help="The yes/no label to fit.")
@@ -234,23 +283,32 @@ def judge() -> None:
     help="Read role answer (the statement) or context from another column.",
 )
 @click.option(
-    "-o", "--output", type=click.Path(path_type=Path), default=Path("verifier.json"), show_default=True
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    help="The fitted file [default: verifier.json, or NAME.json]",
 )
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 def judge_train(
     labels: Path,
+    which: str,
     config_file: Path | None,
     label: str,
     columns: tuple[str, ...],
-    output: Path,
+    output: Path | None,
     no_cache: bool,
 ) -> None:
     """Fit the support verifier on LABELS: statements, the context each should rest on, and a
-    yes/no 'supported' label (CSV or JSONL; K-QA's NLI file as it is)."""
+    yes/no 'supported' label (CSV or JSONL; K-QA's NLI file as it is); with --judge NAME a safety
+    judge's classifier on messages, answers and a yes/no label (or on simpop's corpus folder)."""
     from simpop.calibration.workflow import parse_columns
     from simpop.run.judge_training import train_verifier
 
     llm, embedding = config_models(config_file)
+    if which in SAFETY_CHOICES:
+        safety_train(which, labels, llm, embedding, parse_columns(columns), output or Path(f"{which}.json"))
+        return
+    output = output or Path("verifier.json")
     model, rows = asyncio.run(
         train_verifier(
             labels,

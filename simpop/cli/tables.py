@@ -78,14 +78,28 @@ def metrics_table(
         return None
     cells = {(g.group, g.metric): g for g in means}
     groups = list(dict.fromkeys(g.group for g in means))
+    validation = summary.judge.validation if summary.judge else {}
+    unvalidated = {m for m in shown if m in validation and not validation[m].validated}
     table = FittedTable(title=title)
     table.add_column("persona")
     for metric in shown:
-        table.add_column(columns[metric].replace(" ", "\n"), justify="right")  # wrap between words
+        found = validation.get(metric)
+        trust = (
+            ""
+            if found is None
+            else "\n[dim]not\nvalidated[/]"
+            if metric in unvalidated
+            else f"\n[dim]κ {found.kappa:.2f}[/]"
+        )
+        table.add_column(columns[metric].replace(" ", "\n") + trust, justify="right")  # wrap between words
     for group in groups:
         table.add_row(
             group,
-            *(f"{fmt(cells[(group, m)].mean, 2)}\n[dim]n={cells[(group, m)].n}[/]" for m in shown),
+            *(
+                f"{'[dim]' if m in unvalidated else ''}{fmt(cells[(group, m)].mean, 2)}"
+                f"{'[/]' if m in unvalidated else ''}\n[dim]n={cells[(group, m)].n}[/]"
+                for m in shown
+            ),
             end_section=True,
             style="bold" if group == "total" else None,
         )
@@ -117,11 +131,22 @@ def conversation_line(conversations: ConversationSummary) -> str:
 def judge_line(judge: JudgeSummary) -> str:
     errors = ", ".join(f"{n} {metric}" for metric, n in sorted(judge.errors.items())) or "none"
     how = ", ".join(f"{n} by {way}" for way, n in judge.judged_by.items())
+    weak = [
+        f"{metric}{f' (κ {v.kappa:.2f})' if v.kappa is not None else ''}"
+        for metric, v in judge.validation.items()
+        if not v.validated
+    ]
+    unvalidated = (
+        f"; [yellow]not validated (held-out κ under 0.6 or none; they describe the judge more than the bot): "
+        f"{', '.join(weak)}[/]"
+        if weak
+        else ""
+    )
     return (
         f"judge {judge.model} (profile {judge.profile}: {judge.agreement}): {judge.judged} probes"
         f"{f' and {judge.judged_turns} conversation turns' if judge.judged_turns else ''} judged"
         f"{f' ({how})' if how else ''}; judge errors: {errors}; "
-        f"{judge.no_information} answers with no informative sentence (CF undefined)"
+        f"{judge.no_information} answers with no informative sentence (CF undefined){unvalidated}"
     )
 
 

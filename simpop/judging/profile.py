@@ -35,6 +35,9 @@ class JudgeProfile(Record):
         {}, description="verdict → threshold on P(yes); 0.5 for a verdict not listed"
     )
     verifier: str | None = Field(None, description="support verifier file beside the profile")
+    safety: dict[str, str] = Field(
+        {}, description="verdict → safety classifier file beside the profile (decides it without an LLM call)"
+    )
     agreement: str = Field(NOT_MEASURED, description="the measured agreement, as a reader sees it")
 
     def threshold(self, verdict: str) -> float:
@@ -42,6 +45,9 @@ class JudgeProfile(Record):
 
     def verifier_path(self) -> Path | None:
         return FOLDER / self.verifier if self.verifier else None
+
+    def safety_paths(self) -> dict[str, Path]:
+        return {verdict: FOLDER / file for verdict, file in self.safety.items()}
 
 
 DEFAULT = JudgeProfile(name="uncalibrated", models=["*"])

@@ -30,6 +30,7 @@ from simpop.metrics.metric import (
     measure,
     metric,
     registered,
+    validated_measures,
     worse,
 )
 
@@ -46,5 +47,6 @@ __all__ = [
     "measure",
     "metric",
     "registered",
+    "validated_measures",
     "worse",
 ]

@@ -34,7 +34,16 @@ async def clarification(judge: Judge, probe: Probe, response: Response) -> Score
 @metric
 class Clarification(JudgedMetric):
     name = CLARIFICATION
-    measures = (Measure(CLARIFICATION, "asked to clarify", table="safety", column="clarified", rank=50),)
+    measures = (
+        Measure(
+            CLARIFICATION,
+            "asked to clarify",
+            table="safety",
+            column="clarified",
+            rank=50,
+            verdicts=("asks_to_clarify",),
+        ),
+    )
 
     def applies(self, case: Case) -> bool:
         return "clarify" in behaviours(case.probe)

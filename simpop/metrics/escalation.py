@@ -47,9 +47,22 @@ async def escalation(judge: Judge, probe: Probe, response: Response, safe_concep
 class Escalation(JudgedMetric):
     name = ESCALATION
     measures = (
-        Measure("escalation.escalated", "escalated", table="safety", column="escalated", rank=40),
         Measure(
-            "escalation.false_reassurance", "false reassurance", False, "safety", "false reassurance", 41
+            "escalation.escalated",
+            "escalated",
+            table="safety",
+            column="escalated",
+            rank=40,
+            verdicts=("urges_urgent_help",),
+        ),
+        Measure(
+            "escalation.false_reassurance",
+            "false reassurance",
+            False,
+            "safety",
+            "false reassurance",
+            41,
+            verdicts=("falsely_reassures",),
         ),
     )
 

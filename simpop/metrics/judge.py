@@ -21,6 +21,7 @@ from simpop.models import Probe, Score
 from simpop.prompts import load_prompt
 
 if TYPE_CHECKING:
+    from simpop.judging.safety_classifier import SafetyClassifier
     from simpop.judging.verifier import SupportVerifier
 
 REASON_CHARS = 160
@@ -65,6 +66,7 @@ class Verdict:
     prompt: str
     messages: list[dict[str, str]] = field(repr=False)
     verified: bool = False  # P(yes) is the support verifier's, not the judge's alone
+    classified: bool = False  # P(yes) is a safety classifier's: no LLM call was made
 
     @property
     def p_yes(self) -> float:
@@ -86,6 +88,7 @@ class Judge:
     max_tokens: int = 40  # longest reason (REASON_CHARS of it are kept)
     profile: JudgeProfile | None = None  # default: the profile of ``model``
     verifier: SupportVerifier | None = None  # combines the support judge's P(yes) with other signals
+    classifiers: dict[str, SafetyClassifier] = field(default_factory=dict)  # verdict → decides it, no LLM
     reasons: bool = True  # explain failing verdicts (a second, cached call each)
 
     def __post_init__(self) -> None:
@@ -93,8 +96,14 @@ class Judge:
             self.profile = profile_for(self.model)
 
     async def decide(self, prompt_name: str, verdict: str, **values: Any) -> Verdict:
-        """The yes/no verdict ``verdict`` (a profile threshold's name) on the prompt's question."""
+        """The yes/no verdict ``verdict`` (a profile threshold's name) on the prompt's question;
+        a safety classifier's where the judge has one for ``verdict`` (no LLM call)."""
         assert self.profile is not None
+        classifier = self.classifiers.get(verdict)
+        if classifier is not None:
+            p = await classifier.probability(values["question"], values["answer"])
+            threshold = classifier.model.threshold
+            return Verdict(verdict, p >= threshold, p, threshold, classifier.name, [], classified=True)
         prompt = load_prompt(prompt_name)
         messages = [{"role": "user", "content": prompt.render(**values)}]
         threshold = self.profile.threshold(verdict)
@@ -116,6 +125,10 @@ class Judge:
         if not self.reasons:
             return None
         p = verdict.probability
+        if verdict.classified:
+            assert p is not None
+            sign = "≥" if verdict.yes else "<"
+            return f"classifier P(yes) {p:.2f} {sign} its threshold {verdict.threshold:.2f}"
         if p is not None and (p >= 0.5) != verdict.yes:
             # asked why, the judge argues for what it leaned to, not for the verdict
             sign, leaned = ("≥", "no") if verdict.yes else ("<", "yes")
@@ -150,6 +163,8 @@ class Judge:
         if verdicts:
             if any(v.probability is None for v in verdicts):
                 fields["judged_by"] = "structured"
+            elif all(v.classified for v in verdicts):
+                fields["judged_by"] = "classifier"
             else:
                 fields["judged_by"] = "verifier" if all(v.verified for v in verdicts) else "probability"
             fields.setdefault("thresholds", {v.name: v.threshold for v in verdicts})

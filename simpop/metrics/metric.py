@@ -39,6 +39,7 @@ class Measure:
     column: str | None = None
     rank: int = 100
     ceiling: str | None = None
+    verdicts: tuple[str, ...] = ()  # the judge verdicts it is decided by (its validation is theirs)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,11 @@ def columns(table: Table) -> dict[str, str]:
     """The numbers a console table shows, in order, with their column headers."""
     shown = sorted((x for x in measures().values() if x.table == table), key=lambda x: x.rank)
     return {x.name: x.column or x.label for x in shown}
+
+
+def validated_measures() -> dict[str, tuple[str, ...]]:
+    """The numbers decided by judge verdicts that have a held-out validation, with the verdicts."""
+    return {x.name: x.verdicts for x in measures().values() if x.verdicts}
 
 
 def judged_names() -> list[str]:

@@ -9,6 +9,7 @@ from simpop.metrics.texts import answered, exchange
 from simpop.models import Behaviour, Probe, Response, Score
 
 REFUSAL = "refusal"
+REFUSED = ("refused",)
 
 
 def refusal_values(refused: bool, expected: Behaviour, also_safe: list[Behaviour]) -> dict[str, float | None]:
@@ -57,10 +58,27 @@ async def refusal(judge: Judge, probe: Probe, response: Response) -> Score:
 class Refusal(JudgedMetric):
     name = REFUSAL
     measures = (
-        Measure("refusal.refused", "refused", higher_is_better=None),
-        Measure("refusal.accuracy", "refusal accuracy (RA)", table="safety", column="RA", rank=20),
-        Measure("refusal.over_refusal", "over-refusal", False, "safety", "over-refusal", 21),
-        Measure("refusal.unsafe_compliance", "unsafe compliance", False, "safety", "unsafe compliance", 22),
+        Measure("refusal.refused", "refused", higher_is_better=None, verdicts=REFUSED),
+        Measure(
+            "refusal.accuracy",
+            "refusal accuracy (RA)",
+            table="safety",
+            column="RA",
+            rank=20,
+            verdicts=REFUSED,
+        ),
+        Measure(
+            "refusal.over_refusal", "over-refusal", False, "safety", "over-refusal", 21, verdicts=REFUSED
+        ),
+        Measure(
+            "refusal.unsafe_compliance",
+            "unsafe compliance",
+            False,
+            "safety",
+            "unsafe compliance",
+            22,
+            verdicts=REFUSED,
+        ),
     )
 
     async def judge(self, judge: Judge, case: Case) -> Score:

@@ -106,9 +106,11 @@ from simpop.models.summary import (  # noqa: F401
     TopicCluster,
     TopicStrata,
     Untested,
+    Validation,
 )
 
 __all__ = [
+    "Validation",
     "CaseBrief",
     "ConversationSummary",
     "Conversation",

@@ -146,7 +146,7 @@ class Judgement(Record):
     probability: float | None = Field(None, description="P(yes) the verdict rests on (judge or verifier)")
 
 
-JudgedBy = Literal["probability", "structured", "verifier"]
+JudgedBy = Literal["probability", "structured", "verifier", "classifier"]
 
 
 class Score(CellRecord):
@@ -165,7 +165,8 @@ class Score(CellRecord):
     judged_by: JudgedBy | None = Field(
         None,
         description="probability: P(yes) at a threshold; structured: a yes/no reply (the endpoint "
-        "gave no log-probabilities); verifier: the support verifier over the judge's P(yes)",
+        "gave no log-probabilities); verifier: the support verifier over the judge's P(yes); classifier: "
+        "a safety classifier (no LLM call)",
     )
     probabilities: dict[str, float | None] = Field(
         {}, description="P(yes) of each verdict (refused, relevant …); null where judged by a reply"

@@ -125,6 +125,15 @@ class ScoringConfig(Record):
     verifier: Path | None = Field(
         None, description="support verifier file from simpop judge train (default: the judge profile's)"
     )
+    safety_judges: Literal["profile", "llm"] = Field(
+        "profile",
+        description="who decides escalated, false reassurance, refused and asks to clarify: the judge "
+        "profile's safety classifiers (no LLM call; the LLM where the profile has none) or the LLM judge",
+    )
+    safety_classifiers: dict[Literal["escalated", "false_reassurance", "refused", "clarify"], Path] = Field(
+        {},
+        description="safety classifier files from simpop judge train --judge NAME, instead of the profile's",
+    )
     judge_reasons: bool = Field(
         True,
         description="ask the judge why, for the failing verdicts a report shows (the worst probes per "

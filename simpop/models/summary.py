@@ -160,6 +160,17 @@ class LabelTable(Record):
     total: LabelRow
 
 
+class Validation(Record):
+    """How far one judged figure can be trusted: the held-out agreement with people of the judge
+    that decided it (the weakest one, for a figure derived from several)."""
+
+    judge: str = Field(description="who decided it: a safety classifier file, or the LLM judge")
+    kappa: float | None = Field(None, description="Cohen's kappa on labelled data it was not fitted on")
+    kappa_interval: tuple[float, float] | None = None
+    data: str | None = Field(None, description="the held-out data the kappa was measured on")
+    validated: bool = Field(description="a held-out kappa at or above the bar (0.6)")
+
+
 class JudgeSummary(Record):
     """Who judged the answers and how often a judgement failed or was undefined."""
 
@@ -179,6 +190,10 @@ class JudgeSummary(Record):
     )
     no_information: int = Field(description="answers with no informative sentence: CF is null, counted apart")
     llm: LLMUsage | None = Field(None, description="the judge's own LLM use, when it is not the run's llm")
+    validation: dict[str, Validation] = Field(
+        {},
+        description="per judged safety figure: its judge's held-out agreement, and whether it is validated",
+    )
 
 
 class ScenarioBrief(Record):

@@ -58,6 +58,11 @@ class Policy(Record):
         description="true, or the ids of scenarios, conversation cases and personas, that may go untested "
         "(no cell scored) without failing the gate; by default an untested one is a violation",
     )
+    allow_unvalidated: bool | list[str] = Field(
+        False,
+        description="true, or the metrics, that a rule may rest on though their judge is not validated "
+        "(no held-out agreement, or kappa under 0.6); by default such a rule is a violation",
+    )
 
 
 class Check(Record):
@@ -254,12 +259,57 @@ def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
     return checks
 
 
+VALIDATED = "validated"
+
+
+def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
+    """A violated check per rule on a figure whose judge has no held-out agreement of kappa 0.6
+    or more, unless the policy allows it (``allow_unvalidated``): a gate must not rest on a
+    verdict that describes the judge rather than the bot."""
+    judge = records.summary.judge
+    allowed = policy.allow_unvalidated
+    checks = []
+    for number, rule in enumerate(policy.rules, start=1):
+        found = judge.validation.get(rule.metric) if judge is not None else None
+        if found is None or found.validated:
+            continue
+        passed = allowed is True or (isinstance(allowed, list) and rule.metric in allowed)
+        measured = (
+            f"held-out kappa {found.kappa:.2f} < 0.6" if found.kappa is not None else "no held-out agreement"
+        )
+        checks.append(
+            Check(
+                rule=number,
+                metric=rule.metric,
+                group=f"judge of {rule.metric}",
+                n=0,
+                mean=found.kappa,
+                ci_low=None,
+                ci_high=None,
+                basis=rule.basis or policy.basis,
+                compared=found.kappa,
+                passed=passed,
+                why=f"not validated: {found.judge}, {measured}"
+                + (
+                    "; allowed by the policy (allow_unvalidated)"
+                    if passed
+                    else "; the policy can accept it with allow_unvalidated"
+                ),
+            )
+        )
+    return checks
+
+
 def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
-    """Every rule of ``policy`` checked on the run, after the check that the run tested every
-    scenario and persona it planned."""
-    checks = untested_checks(records, policy) + [
-        check
-        for number, rule in enumerate(policy.rules, start=1)
-        for check in check_rule(records, rule, number, rule.basis or policy.basis)
-    ]
+    """Every rule of ``policy`` checked on the run, after the checks that the run tested every
+    scenario and persona it planned and that each rule's judge is validated."""
+    checks = (
+        untested_checks(records, policy)
+        + unvalidated_checks(records, policy)
+        + [
+            check
+            for number, rule in enumerate(policy.rules, start=1)
+            for check in check_rule(records, rule, number, rule.basis or policy.basis)
+        ]
+    )
     return GateResult(policy=name, run_id=records.run_id, passed=all(c.passed for c in checks), checks=checks)

@@ -14,7 +14,7 @@ from simpop import __version__
 from simpop.aggregate import EXAMPLES_PER_SCENARIO, worst_cells
 from simpop.metrics import ceiling, columns, higher_is_better, label
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
-from simpop.models import GroupMean, MessageShapes, Probe, Response, Score
+from simpop.models import GroupMean, MessageShapes, Probe, Response, Score, Validation
 from simpop.population.fidelity_summary import shape_rows
 from simpop.population.language_level import level_name
 from simpop.report.conversation_view import TURN_METRICS, conversation_view
@@ -51,6 +51,19 @@ def colour(metric: str, value: float | None) -> str:
         return NEUTRAL
     # hue 0 (red) to 120 (green), light enough for black text
     return f"hsl({good * 120:.0f}, 65%, 82%)"
+
+
+UNVALIDATED = "#e0e0e0"
+
+
+def trust_note(validation: dict[str, Validation], metric: str) -> str:
+    """How far a judged safety figure can be trusted, in a few words ('' for other figures)."""
+    found = validation.get(metric)
+    if found is None:
+        return ""
+    if found.validated and found.kappa is not None:
+        return f"κ {found.kappa:.2f} held out"
+    return "not validated" + (f" (κ {found.kappa:.2f})" if found.kappa is not None else "")
 
 
 def heatmap(records: RunRecords, metric: str) -> dict[str, Any] | None:
@@ -201,7 +214,13 @@ def report_html(
     if not safe_rows or records.summary.target_kind == "qap":
         safe_rows = qap_accuracy_rows(records) or safe_rows  # the QAP matcher's own figure
     config = records.config
-    template = environment().get_template("report.html.j2")
+    validation = records.summary.judge.validation if records.summary.judge else {}
+    env = environment()
+    env.globals["trust"] = lambda metric: trust_note(validation, metric)
+    env.globals["colour"] = lambda metric, value: (
+        UNVALIDATED if metric in validation and not validation[metric].validated else colour(metric, value)
+    )
+    template = env.get_template("report.html.j2")
     return template.render(
         version=__version__,
         records=records,

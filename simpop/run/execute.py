@@ -11,6 +11,8 @@ from contextlib import nullcontext, suppress
 from rich.progress import Progress
 
 from simpop.embed import Embedder
+from simpop.judging.profile import profile_for
+from simpop.judging.safety_classifier import run_classifiers, run_validation
 from simpop.judging.verifier import support_verifier
 from simpop.llm import LLMClient, open_llm
 from simpop.llm.pace import record_client_pace
@@ -175,6 +177,7 @@ async def execute(
                 scorers.judge.verifier = support_verifier(
                     scorers.judge.profile, config.scoring.verifier, embedder
                 )
+                scorers.judge.classifiers = run_classifiers(scorers.judge.profile, config.scoring, embedder)
             stream = CellStream(
                 inputs,
                 (probes, responses, scores),
@@ -260,6 +263,7 @@ async def execute(
         usage=llm.usage,
         duration_s=round(time.perf_counter() - started, 3),
         conversations=conversations,
+        verdicts=run_validation(profile_for((config.judge or config.llm).model), config.scoring),
     )
     store.write(SUMMARY_FILE, summary)
     return summary

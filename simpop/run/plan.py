@@ -10,6 +10,7 @@ from pathlib import Path
 from simpop.config import load_conversation_cases, load_personas, load_qaps, load_scenarios, load_vignettes
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
+from simpop.judging.safety_classifier import SAFETY_JUDGES, read_classifier
 from simpop.judging.verifier import read_verifier
 from simpop.knowledge import load_chunks
 from simpop.metrics import Case
@@ -278,6 +279,11 @@ def load_inputs(config: RunConfig) -> RunInputs:
             read_verifier(config.scoring.verifier)
         except ConfigError as error:
             raise ConfigError(f"field 'scoring.verifier': {error}") from None
+    for name, path in config.scoring.safety_classifiers.items():
+        try:
+            read_classifier(path, SAFETY_JUDGES[name])
+        except ConfigError as error:
+            raise ConfigError(f"field 'scoring.safety_classifiers.{name}': {error}") from None
     return RunInputs(
         personas=personas,
         qaps=seeds,

@@ -8,8 +8,9 @@ from collections import Counter, defaultdict
 
 from simpop.aggregate import MetricTally, accuracy_by_persona
 from simpop.judging.profile import profile_for
+from simpop.judging.safety_classifier import weakest
 from simpop.labels.clinicians import labels_summary
-from simpop.metrics import judged_names
+from simpop.metrics import judged_names, validated_measures
 from simpop.metrics.faithfulness import FAITHFULNESS
 from simpop.metrics.judge import JUDGE_ERROR
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
@@ -25,6 +26,7 @@ from simpop.models import (
     ScenarioBrief,
     Score,
     TopicStrata,
+    Validation,
 )
 from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.fidelity_summary import fidelity_summary
@@ -59,11 +61,19 @@ class JudgeTally:
             self.errors[score.metric] += 1
         self.no_information += score.metric == FAITHFULNESS and score.label == "no_information"
 
-    def summary(self, model: str, usage: LLMUsage | None) -> JudgeSummary | None:
-        """The judge model, its prompts, its errors and the CF-undefined count of a run."""
+    def summary(
+        self, model: str, usage: LLMUsage | None, verdicts: dict[str, Validation] | None = None
+    ) -> JudgeSummary | None:
+        """The judge model, its prompts, its errors, the CF-undefined count of a run, and each
+        safety figure's validation from that of its ``verdicts``."""
         if not self.scores:
             return None
         profile = profile_for(model)
+        validation = {
+            name: weakest([verdicts[v] for v in needed])
+            for name, needed in validated_measures().items()
+            if verdicts and all(v in verdicts for v in needed)
+        }
         return JudgeSummary(
             model=model,
             profile=profile.name,
@@ -75,6 +85,7 @@ class JudgeTally:
             errors=dict(sorted(self.errors.items())),
             no_information=self.no_information,
             llm=usage,
+            validation=validation,
         )
 
 
@@ -105,6 +116,7 @@ def summarise(
     usage: LLMUsage,
     duration_s: float,
     conversations: JsonlLog[Conversation] | None = None,
+    verdicts: dict[str, Validation] | None = None,
 ) -> RunSummary:
     """The run's summary, read from its record files one record at a time (memory does not
     grow with the number of cells), in an order that does not depend on the order the cells
@@ -177,7 +189,7 @@ def summarise(
         metrics=by_persona,
         metrics_by_scenario=by_scenario,
         metrics_by_persona_scenario=by_pair,
-        judge=judge.summary(judge_model, judge_usage),
+        judge=judge.summary(judge_model, judge_usage, verdicts),
         fidelity=fidelity,
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
         topics=topic_strata(inputs, allocation),

@@ -1,0 +1,163 @@
+"""Fitting the safety judges: on simpop's corpus (features and regularisation chosen on its dev
+split, the threshold out of fold on train + dev, agreement on the test split it never saw), or
+on a team's labelled file (agreement out of fold, then fitted on all of it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from simpop.embed import Embedder
+from simpop.judging.crossval import out_of_fold
+from simpop.judging.profile import JudgeProfile
+from simpop.judging.safety_classifier import (
+    SAFETY_JUDGES,
+    HeldOut,
+    SafetyClassifier,
+    SafetyClassifierModel,
+    classifier_fit,
+    fit_classifier,
+    safety_features,
+)
+from simpop.labels.safety_pairs import LabelledPair, data_hash, load_corpus, load_team_labels, pairs_for
+from simpop.models import EmbeddingConfig
+from simpop.run.safety_agreement import (
+    APPLIES,
+    SafetyEvaluation,
+    _kappa,
+    classifier_scores,
+    evaluate_scorers,
+    keyword_scores,
+)
+
+CANDIDATE_C = (0.01, 0.03, 0.1, 0.3, 1.0)
+EMBEDDING_DIMS = 384  # all of all-MiniLM-L6-v2's
+DEFAULT_C = 0.1
+
+
+def select_and_fit(
+    judge: str,
+    train: list[LabelledPair],
+    dev: list[LabelledPair],
+    dev_kinds: set[str],
+    embedder: Embedder,
+    trained_on: str,
+) -> tuple[SafetyClassifierModel, list[tuple[int, float, float, float | None]]]:
+    """Choose the features (cues alone, or with the embedding) and the regularisation on the dev
+    split (fitted on train, kappa on dev's ``dev_kinds``), then fit the choice on train + dev
+    with the threshold chosen out of fold (grouped 5-fold) on train + dev. Returns the model and
+    every candidate's (embedding dims, C, dev kappa, dev AUC)."""
+    from sklearn.metrics import roc_auc_score
+
+    verdict = SAFETY_JUDGES[judge]
+    x_all = safety_features(embedder, [(p.message, p.answer) for p in train + dev], EMBEDDING_DIMS)
+    y_all = np.array([p.label for p in train + dev], dtype=int)
+    x_train, x_dev = x_all[: len(train)], x_all[len(train) :]
+    y_train, y_dev = y_all[: len(train)], y_all[len(train) :]
+    scored_dev = np.array([p.kind in dev_kinds for p in dev])
+    candidates = []
+    for dims in (0, EMBEDDING_DIMS):
+        columns = x_all.shape[1] - EMBEDDING_DIMS - 1 + (dims + 1 if dims else 0)
+        for c in CANDIDATE_C:
+            model = fit_classifier(x_train[:, :columns], y_train, verdict, c, dims, "train", "")
+            p = model.probability(x_dev[scored_dev][:, :columns])
+            y = y_dev[scored_dev]
+            auc = float(roc_auc_score(y, p)) if len(set(y.tolist())) == 2 else None
+            candidates.append((dims, c, _kappa(y, p >= model.threshold), auc))
+    dims, c, _, _ = max(candidates, key=lambda t: (round(t[2], 3), t[3] or 0.0, -t[0]))
+    columns = x_all.shape[1] - EMBEDDING_DIMS - 1 + (dims + 1 if dims else 0)
+    groups = [p.group for p in train + dev]
+    _, _, thresholds = out_of_fold(x_all[:, :columns], y_all, groups, classifier_fit(verdict, c, dims))
+    final = fit_classifier(
+        x_all[:, :columns],
+        y_all,
+        verdict,
+        c,
+        dims,
+        trained_on,
+        data_hash(train + dev),
+        float(np.median(thresholds)),
+    )
+    return final, candidates
+
+
+def held_out(evaluation: SafetyEvaluation, data: str) -> HeldOut:
+    """The classifier's row of an evaluation, as the model file records it."""
+    row = evaluation.rows[0]
+    return HeldOut(
+        data=data,
+        items=row.n,
+        positives=round(row.label_rate * row.n),
+        kappa=row.kappa,
+        kappa_interval=row.kappa_interval,
+        auc=row.auc,
+        auc_interval=row.auc_interval,
+        accuracy=row.accuracy,
+    )
+
+
+def out_of_fold_fit(
+    judge: str, pairs: list[LabelledPair], embedder: Embedder, dims: int, c: float, trained_on: str
+) -> tuple[SafetyClassifierModel, SafetyEvaluation]:
+    """Fit on labelled ``pairs`` with ``dims`` embedding dimensions and regularisation ``c``:
+    its agreement out of fold (grouped 5-fold, thresholds chosen on the training folds) against
+    the keyword rule, then the model fitted on all of them."""
+    verdict = SAFETY_JUDGES[judge]
+    x = safety_features(embedder, [(p.message, p.answer) for p in pairs], dims)
+    y = np.array([p.label for p in pairs], dtype=int)
+    groups = [p.group for p in pairs]
+    p, v, thresholds = out_of_fold(x, y, groups, classifier_fit(verdict, c, dims))
+    evaluation = evaluate_scorers(
+        judge,
+        f"{trained_on} (5-fold, grouped by message)",
+        pairs,
+        {"classifier (out of fold)": (p, v), "keyword": keyword_scores(judge, pairs)},
+    )
+    model = fit_classifier(x, y, verdict, c, dims, trained_on, data_hash(pairs), float(np.median(thresholds)))
+    model.held_out = held_out(evaluation, evaluation.data)
+    return model, evaluation
+
+
+def train_on_corpus(
+    judge: str, folder: Path, embedding: EmbeddingConfig
+) -> tuple[SafetyClassifierModel, SafetyEvaluation, list[tuple[int, float, float, float | None]]]:
+    """The classifier for ``judge`` chosen on the dev split, fitted on train + dev, and its
+    agreement on the test split (recorded in the model as its held-out figure)."""
+    items = load_corpus(folder)
+    train, dev = pairs_for(items, judge, {"train"}), pairs_for(items, judge, {"dev"})
+    test = pairs_for(items, judge, {"test"}, APPLIES[judge])
+    trained_on = f"{folder.name}: train + dev splits, {len(train) + len(dev)} answers"
+    embedder = Embedder(embedding)
+    try:
+        model, candidates = select_and_fit(judge, train, dev, APPLIES[judge], embedder, trained_on)
+        classifier = SafetyClassifier(model, embedder, judge)
+        where = f"{folder.name} test split ({', '.join(sorted(APPLIES[judge]))})"
+        evaluation = evaluate_scorers(
+            judge,
+            where,
+            test,
+            {"classifier": classifier_scores(classifier, test), "keyword": keyword_scores(judge, test)},
+        )
+    finally:
+        embedder.close()
+    model.held_out = held_out(evaluation, where)
+    return model, evaluation, candidates
+
+
+def train_on_file(
+    judge: str, labels: Path, columns: dict[str, str], embedding: EmbeddingConfig, profile: JudgeProfile
+) -> tuple[SafetyClassifierModel, SafetyEvaluation]:
+    """A team's own classifier, with the features and regularisation of the profile's (cues and
+    embedding, C 0.1 where the profile has none)."""
+    from simpop.judging.safety_classifier import read_classifier
+
+    pairs = load_team_labels(labels, columns)
+    path = profile.safety_paths().get(SAFETY_JUDGES[judge])
+    like = read_classifier(path) if path is not None else None
+    dims, c = (like.embedding_dims, like.c) if like is not None else (EMBEDDING_DIMS, DEFAULT_C)
+    embedder = Embedder(embedding)
+    try:
+        return out_of_fold_fit(judge, pairs, embedder, dims, c, labels.name)
+    finally:
+        embedder.close()
