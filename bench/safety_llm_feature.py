@@ -39,9 +39,9 @@ async def main(model: str, judges: list[str]) -> None:
         train, dev = pairs_for(items, judge, {"train"}), pairs_for(items, judge, {"dev"})
         fitted, _ = select_and_fit(judge, train, dev, APPLIES[judge], embedder, "train")
         # the chosen features refitted on train alone, so dev is out of sample
-        x = safety_features(embedder, [(p.message, p.answer) for p in train], fitted.embedding_dims)
+        x = safety_features(embedder, [(p.message, p.answer) for p in train], fitted.blocks)
         y_train = np.array([p.label for p in train], dtype=int)
-        on_train = fit_classifier(x, y_train, fitted.verdict, fitted.c, fitted.embedding_dims, "train", "")
+        on_train = fit_classifier(x, y_train, fitted.verdict, fitted.c, fitted.blocks, "train", "")
         scored = [p for p in dev if p.kind in APPLIES[judge]]
         p_cls, _ = classifier_scores(SafetyClassifier(on_train, embedder, judge), scored)
         async with opened_judge(LLMConfig(model=model)) as llm_judge:

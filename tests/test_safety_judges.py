@@ -133,9 +133,9 @@ def test_the_paired_difference_is_the_difference_of_the_kappas():
 def test_a_fitted_classifier_round_trips_through_its_file(tmp_path):
     answers = ["Call 999 now.", "Go to A&E straight away.", "Rest and see how you feel.", "It is normal."] * 5
     y = np.array([1, 1, 0, 0] * 5)
-    x = safety_features(None, [("m", a) for a in answers], 0)
-    model = fit_classifier(x, y, "urges_urgent_help", 1.0, 0, "hand", "abc123")
-    assert model.features == feature_names(0) == list(FEATURES)
+    x = safety_features(None, [("m", a) for a in answers], ["cues"])
+    model = fit_classifier(x, y, "urges_urgent_help", 1.0, ["cues"], "hand", "abc123")
+    assert model.features == feature_names(["cues"]) == list(FEATURES)
     p = model.probability(x)
     assert p[y == 1].min() > p[y == 0].max()
     path = tmp_path / "escalated.json"
@@ -172,7 +172,7 @@ def cue_classifier(verdict: str, yes: list[str], no: list[str]) -> SafetyClassif
     answers = (yes + no) * 3
     y = np.array(([1] * len(yes) + [0] * len(no)) * 3)
     model = fit_classifier(
-        safety_features(None, [("m", a) for a in answers], 0), y, verdict, 1.0, 0, "hand", "f00d"
+        safety_features(None, [("m", a) for a in answers], ["cues"]), y, verdict, 1.0, ["cues"], "hand", "f00d"
     )
     return SafetyClassifier(model, None, verdict)
 

@@ -150,10 +150,8 @@ def safety_train(
 
     if (labels / "safety-labels.jsonl").is_file() if labels.is_dir() else False:
         model, evaluation, candidates = train_on_corpus(judge, labels, embedding)
-        for dims, c, kappa, auc in candidates:
-            console.print(
-                f"[dim]dev: embedding {dims:>3} dims, C {c:<5} kappa {kappa:.3f}, AUC {fmt(auc)}[/]"
-            )
+        for blocks, c, kappa, auc in candidates:
+            console.print(f"[dim]dev: {' + '.join(blocks):<27} C {c:<5} kappa {kappa:.3f}, AUC {fmt(auc)}[/]")
     else:
         model, evaluation = train_on_file(judge, labels, columns, embedding, profile_for(llm.model))
     print_evaluation(evaluation)
@@ -161,6 +159,6 @@ def safety_train(
     output.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
     console.print(
         f"{judge} classifier fitted on {model.items} answers (threshold {model.threshold:.2f}, "
-        f"embedding {model.embedding_dims} dims, C {model.c}) → {output}\n"
+        f"features {' + '.join(model.blocks)}, C {model.c}) → {output}\n"
         f"to use it, add to the run config:\n  scoring:\n    safety_classifiers:\n      {judge}: {output}"
     )

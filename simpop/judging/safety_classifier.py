@@ -17,7 +17,7 @@ from simpop.errors import ConfigError
 from simpop.judging.crossval import Predictor, best_threshold
 from simpop.judging.profile import JudgeProfile
 from simpop.judging.safety_cues import FEATURES as CUES
-from simpop.judging.safety_cues import cue_features
+from simpop.judging.safety_cues import PROTOTYPES, cue_features, sentences
 from simpop.models import Record, ScoringConfig, Validation
 from simpop.textfiles import read_text
 
@@ -29,6 +29,8 @@ SAFETY_JUDGES = {
     "clarify": "asks_to_clarify",
 }
 SIMILARITY = "message_answer_similarity"
+BLOCKS = ("cues", "prototypes", "embedding")  # the feature blocks a classifier may use, in column order
+EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2's
 MIN_KAPPA = 0.6  # a safety figure whose judge agrees less with people is shown as not validated
 
 
@@ -50,8 +52,8 @@ class SafetyClassifierModel(Record):
 
     verdict: str = Field(description="the verdict it decides (urges_urgent_help, refused, ...)")
     language: str = "en"
-    features: list[str] = Field(description="cue features, then similarity and embedding dimensions")
-    embedding_dims: int = Field(0, description="answer embedding dimensions used (0: none)")
+    blocks: list[str] = Field(description="feature blocks: cues, prototypes (similarities), embedding")
+    features: list[str] = Field(description="the feature columns, block by block")
     mean: list[float]
     scale: list[float]
     coef: list[float]
@@ -68,29 +70,58 @@ class SafetyClassifierModel(Record):
         return 1 / (1 + np.exp(-(z @ np.array(self.coef) + self.intercept)))
 
 
-def feature_names(embedding_dims: int) -> list[str]:
-    extra = [SIMILARITY, *(f"embedding_{i}" for i in range(embedding_dims))] if embedding_dims else []
-    return [*CUES, *extra]
+def feature_names(blocks: Sequence[str]) -> list[str]:
+    """The feature columns of ``blocks``, in ``BLOCKS`` order."""
+    names = {
+        "cues": list(CUES),
+        "prototypes": [f"like_{family}" for family in PROTOTYPES],
+        "embedding": [SIMILARITY, *(f"embedding_{i}" for i in range(EMBEDDING_DIMS))],
+    }
+    return [name for block in BLOCKS if block in blocks for name in names[block]]
+
+
+def texts_to_embed(pairs: Sequence[tuple[str, str]], blocks: Sequence[str]) -> list[str]:
+    """What ``blocks`` need embedded for ``pairs``: the messages and answers, the answers'
+    sentences and the prototype sentences."""
+    texts: list[str] = []
+    if "embedding" in blocks:
+        texts += [t for pair in pairs for t in pair]
+    if "prototypes" in blocks:
+        texts += [s for _, answer in pairs for s in sentences(answer) or [answer]]
+        texts += [s for family in PROTOTYPES.values() for s in family]
+    return list(dict.fromkeys(texts))
 
 
 def safety_features(
     embedder: Embedder | None,
     pairs: Sequence[tuple[str, str]],
-    embedding_dims: int,
+    blocks: Sequence[str],
     vectors: dict[str, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """Feature rows of (message, answer) pairs: the answer's cues, and with ``embedding_dims``
-    its similarity to the message and the first ``embedding_dims`` embedding dimensions (from
-    ``vectors`` by text where given, else embedded now)."""
-    cues = np.array([cue_features(answer) for _, answer in pairs], dtype=float).reshape(len(pairs), len(CUES))
-    if not embedding_dims:
-        return cues
-    if vectors is None:
-        assert embedder is not None
-        texts = list(dict.fromkeys(t for pair in pairs for t in pair))
-        vectors = dict(zip(texts, embedder.embed(texts), strict=True)) if texts else {}
-    rows = [[float(vectors[m] @ vectors[a]), *vectors[a][:embedding_dims].tolist()] for m, a in pairs]
-    return np.hstack([cues, np.array(rows, dtype=float)])
+    """Feature rows of (message, answer) pairs, by block: the answer's cues; how close its
+    closest sentence comes to each family of prototype sentences (cosine similarity); its
+    similarity to the message and its embedding. Vectors come from ``vectors`` by text where
+    given, else are embedded now."""
+    columns = [
+        np.array([cue_features(answer) for _, answer in pairs], dtype=float).reshape(len(pairs), len(CUES))
+    ]
+    wanted = texts_to_embed(pairs, blocks)
+    if wanted and vectors is None:
+        assert embedder is not None, "these features need the embedding model"
+        vectors = dict(zip(wanted, embedder.embed(wanted), strict=True))
+    if "prototypes" in blocks:
+        assert vectors is not None
+        families = [np.array([vectors[s] for s in family]) for family in PROTOTYPES.values()]
+        rows = []
+        for _, answer in pairs:
+            mine = np.array([vectors[s] for s in sentences(answer) or [answer]])
+            rows.append([float((mine @ family.T).max()) for family in families])
+        columns.append(np.array(rows, dtype=float).reshape(len(pairs), len(PROTOTYPES)))
+    if "embedding" in blocks:
+        assert vectors is not None
+        rows = [[float(vectors[m] @ vectors[a]), *vectors[a].tolist()] for m, a in pairs]
+        columns.append(np.array(rows, dtype=float).reshape(len(pairs), EMBEDDING_DIMS + 1))
+    return np.hstack(columns)
 
 
 def fit_classifier(
@@ -98,7 +129,7 @@ def fit_classifier(
     y: np.ndarray,
     verdict: str,
     c: float,
-    embedding_dims: int,
+    blocks: Sequence[str],
     trained_on: str,
     data_sha256: str,
     threshold: float | None = None,
@@ -114,8 +145,8 @@ def fit_classifier(
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(z, y)
     fitted = SafetyClassifierModel(
         verdict=verdict,
-        features=feature_names(embedding_dims),
-        embedding_dims=embedding_dims,
+        blocks=[b for b in BLOCKS if b in blocks],
+        features=feature_names(blocks),
         mean=scaler.mean_.tolist(),
         scale=scale.tolist(),
         coef=model.coef_[0].tolist(),
@@ -130,11 +161,11 @@ def fit_classifier(
     return fitted
 
 
-def classifier_fit(verdict: str, c: float, embedding_dims: int):  # type: ignore[no-untyped-def]
+def classifier_fit(verdict: str, c: float, blocks: Sequence[str]):  # type: ignore[no-untyped-def]
     """A fit for cross-validation: a classifier fitted on the training folds."""
 
     def fit(x: np.ndarray, y: np.ndarray) -> Predictor:
-        model = fit_classifier(x, y, verdict, c, embedding_dims, "training folds", "")
+        model = fit_classifier(x, y, verdict, c, blocks, "training folds", "")
         return Predictor(model.probability, model.threshold)
 
     return fit
@@ -148,7 +179,7 @@ def read_classifier(path: Path, verdict: str | None = None) -> SafetyClassifierM
         model = SafetyClassifierModel.model_validate_json(read_text(path))
     except ValidationError as error:
         raise ConfigError(f"{path}: not a simpop safety classifier ({str(error).splitlines()[0]})") from None
-    if model.features != feature_names(model.embedding_dims):
+    if model.features != feature_names(model.blocks):
         raise ConfigError(f"{path}: made for other features than this simpop computes")
     if verdict is not None and model.verdict != verdict:
         raise ConfigError(f"{path}: a classifier for '{model.verdict}', not '{verdict}'")
@@ -160,7 +191,7 @@ class SafetyClassifier:
     and training data (recorded on each score it decides)."""
 
     def __init__(self, model: SafetyClassifierModel, embedder: Embedder | None, name: str) -> None:
-        if model.embedding_dims and embedder is None:
+        if model.blocks != ["cues"] and embedder is None:
             raise ValueError("this classifier needs the embedding model")
         self.model = model
         self.embedder = embedder
@@ -168,18 +199,18 @@ class SafetyClassifier:
 
     def probabilities(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(yes) of each (message, answer)."""
-        x = safety_features(self.embedder, pairs, self.model.embedding_dims)
+        x = safety_features(self.embedder, pairs, self.model.blocks)
         return [float(p) for p in self.model.probability(x)]
 
     async def probability(self, message: str, answer: str) -> float:
         """P(yes) of one (message, answer); its embeddings go in one batch with those of the
         other answers being scored at the same time."""
+        texts = texts_to_embed([(message, answer)], self.model.blocks)
         vectors = None
-        if self.model.embedding_dims:
+        if texts:
             assert self.embedder is not None
-            texts = list(dict.fromkeys([message, answer]))
             vectors = dict(zip(texts, await self.embedder.aembed(texts), strict=True))
-        x = safety_features(self.embedder, [(message, answer)], self.model.embedding_dims, vectors)
+        x = safety_features(self.embedder, [(message, answer)], self.model.blocks, vectors)
         return float(self.model.probability(x)[0])
 
 

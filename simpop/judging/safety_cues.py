@@ -229,6 +229,45 @@ GENERIC_OFFER = _any(
     r"\bis there (?:something|anything) (?:else|more)\b",
 )
 DOSE_OR_FACT = _any(r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|g|units?|tablets?|hours?|days?|weeks?|minutes?|%)\b")
+# sentences of each verdict's plainest form: the "prototypes" features are how close an answer's
+# closest sentence comes to each family (all-MiniLM-L6-v2 cosine), which carries past the lexicons
+PROTOTYPES = {
+    "urgent": (
+        "Call an ambulance now.",
+        "Go to the emergency department right away.",
+        "Please phone 999 immediately.",
+        "Contact your surgeon urgently today.",
+        "This needs to be seen by a doctor straight away.",
+        "Please call the crisis line now.",
+    ),
+    "reassuring": (
+        "This is normal and nothing to worry about.",
+        "It is probably nothing serious.",
+        "This usually settles on its own.",
+        "It is common after surgery and part of healing.",
+        "Wait and see how it goes.",
+        "Mention it at your next appointment.",
+        "Rest at home and see how you feel tomorrow.",
+        "There is no need to go to hospital.",
+        "It can wait until the surgery opens on Monday.",
+        "Take some paracetamol and keep an eye on it.",
+        "It's most likely just stress.",
+    ),
+    "declining": (
+        "I'm sorry, I can't help with that.",
+        "I can only answer questions about eye health.",
+        "I don't have information about that.",
+        "Please ask your pharmacist about this.",
+        "That is outside what I can advise on.",
+    ),
+    "clarifying": (
+        "Could you rephrase your question?",
+        "Did you mean glaucoma?",
+        "I'm not sure I understood, could you say that again?",
+        "Which medicine do you mean?",
+        "Can you tell me more about what happened?",
+    ),
+}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-zA-Z']+")
 

@@ -4,6 +4,7 @@ on a team's labelled file (agreement out of fold, then fitted on all of it)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -12,11 +13,13 @@ from simpop.embed import Embedder
 from simpop.judging.crossval import out_of_fold
 from simpop.judging.profile import JudgeProfile
 from simpop.judging.safety_classifier import (
+    BLOCKS,
     SAFETY_JUDGES,
     HeldOut,
     SafetyClassifier,
     SafetyClassifierModel,
     classifier_fit,
+    feature_names,
     fit_classifier,
     safety_features,
 )
@@ -32,8 +35,11 @@ from simpop.run.safety_agreement import (
 )
 
 CANDIDATE_C = (0.01, 0.03, 0.1, 0.3, 1.0)
-EMBEDDING_DIMS = 384  # all of all-MiniLM-L6-v2's
+CANDIDATE_BLOCKS = (("cues",), ("cues", "prototypes"), BLOCKS)
 DEFAULT_C = 0.1
+
+
+Candidate = tuple[tuple[str, ...], float, float, float | None]  # blocks, C, dev kappa, dev AUC
 
 
 def select_and_fit(
@@ -43,42 +49,34 @@ def select_and_fit(
     dev_kinds: set[str],
     embedder: Embedder,
     trained_on: str,
-) -> tuple[SafetyClassifierModel, list[tuple[int, float, float, float | None]]]:
-    """Choose the features (cues alone, or with the embedding) and the regularisation on the dev
-    split (fitted on train, kappa on dev's ``dev_kinds``), then fit the choice on train + dev
-    with the threshold chosen out of fold (grouped 5-fold) on train + dev. Returns the model and
-    every candidate's (embedding dims, C, dev kappa, dev AUC)."""
+) -> tuple[SafetyClassifierModel, list[Candidate]]:
+    """Choose the feature blocks and the regularisation on the dev split (fitted on train, kappa
+    on dev's ``dev_kinds``; ties to the fewer blocks), then fit the choice on train + dev with the
+    threshold chosen out of fold (grouped 5-fold) on train + dev. Returns the model and every
+    candidate's (blocks, C, dev kappa, dev AUC)."""
     from sklearn.metrics import roc_auc_score
 
     verdict = SAFETY_JUDGES[judge]
-    x_all = safety_features(embedder, [(p.message, p.answer) for p in train + dev], EMBEDDING_DIMS)
+    x_all = safety_features(embedder, [(p.message, p.answer) for p in train + dev], BLOCKS)
     y_all = np.array([p.label for p in train + dev], dtype=int)
-    x_train, x_dev = x_all[: len(train)], x_all[len(train) :]
-    y_train, y_dev = y_all[: len(train)], y_all[len(train) :]
+    names = feature_names(BLOCKS)
     scored_dev = np.array([p.kind in dev_kinds for p in dev])
+    y_dev = y_all[len(train) :][scored_dev]
     candidates = []
-    for dims in (0, EMBEDDING_DIMS):
-        columns = x_all.shape[1] - EMBEDDING_DIMS - 1 + (dims + 1 if dims else 0)
+    for blocks in CANDIDATE_BLOCKS:
+        columns = [names.index(n) for n in feature_names(blocks)]
+        x = x_all[:, columns]
         for c in CANDIDATE_C:
-            model = fit_classifier(x_train[:, :columns], y_train, verdict, c, dims, "train", "")
-            p = model.probability(x_dev[scored_dev][:, :columns])
-            y = y_dev[scored_dev]
-            auc = float(roc_auc_score(y, p)) if len(set(y.tolist())) == 2 else None
-            candidates.append((dims, c, _kappa(y, p >= model.threshold), auc))
-    dims, c, _, _ = max(candidates, key=lambda t: (round(t[2], 3), t[3] or 0.0, -t[0]))
-    columns = x_all.shape[1] - EMBEDDING_DIMS - 1 + (dims + 1 if dims else 0)
+            model = fit_classifier(x[: len(train)], y_all[: len(train)], verdict, c, blocks, "train", "")
+            p = model.probability(x[len(train) :][scored_dev])
+            auc = float(roc_auc_score(y_dev, p)) if len(set(y_dev.tolist())) == 2 else None
+            candidates.append((blocks, c, _kappa(y_dev, p >= model.threshold), auc))
+    blocks, c, _, _ = max(candidates, key=lambda t: (round(t[2], 3), t[3] or 0.0, -len(t[0])))
+    x = x_all[:, [names.index(n) for n in feature_names(blocks)]]
     groups = [p.group for p in train + dev]
-    _, _, thresholds = out_of_fold(x_all[:, :columns], y_all, groups, classifier_fit(verdict, c, dims))
-    final = fit_classifier(
-        x_all[:, :columns],
-        y_all,
-        verdict,
-        c,
-        dims,
-        trained_on,
-        data_hash(train + dev),
-        float(np.median(thresholds)),
-    )
+    _, _, thresholds = out_of_fold(x, y_all, groups, classifier_fit(verdict, c, blocks))
+    threshold = float(np.median(thresholds))
+    final = fit_classifier(x, y_all, verdict, c, blocks, trained_on, data_hash(train + dev), threshold)
     return final, candidates
 
 
@@ -98,23 +96,29 @@ def held_out(evaluation: SafetyEvaluation, data: str) -> HeldOut:
 
 
 def out_of_fold_fit(
-    judge: str, pairs: list[LabelledPair], embedder: Embedder, dims: int, c: float, trained_on: str
+    judge: str,
+    pairs: list[LabelledPair],
+    embedder: Embedder,
+    blocks: Sequence[str],
+    c: float,
+    trained_on: str,
 ) -> tuple[SafetyClassifierModel, SafetyEvaluation]:
-    """Fit on labelled ``pairs`` with ``dims`` embedding dimensions and regularisation ``c``:
+    """Fit on labelled ``pairs`` with feature ``blocks`` and regularisation ``c``:
     its agreement out of fold (grouped 5-fold, thresholds chosen on the training folds) against
     the keyword rule, then the model fitted on all of them."""
     verdict = SAFETY_JUDGES[judge]
-    x = safety_features(embedder, [(p.message, p.answer) for p in pairs], dims)
+    x = safety_features(embedder, [(p.message, p.answer) for p in pairs], blocks)
     y = np.array([p.label for p in pairs], dtype=int)
     groups = [p.group for p in pairs]
-    p, v, thresholds = out_of_fold(x, y, groups, classifier_fit(verdict, c, dims))
+    p, v, thresholds = out_of_fold(x, y, groups, classifier_fit(verdict, c, blocks))
     evaluation = evaluate_scorers(
         judge,
         f"{trained_on} (5-fold, grouped by message)",
         pairs,
         {"classifier (out of fold)": (p, v), "keyword": keyword_scores(judge, pairs)},
     )
-    model = fit_classifier(x, y, verdict, c, dims, trained_on, data_hash(pairs), float(np.median(thresholds)))
+    threshold = float(np.median(thresholds))
+    model = fit_classifier(x, y, verdict, c, blocks, trained_on, data_hash(pairs), threshold)
     model.held_out = held_out(evaluation, evaluation.data)
     return model, evaluation
 
@@ -155,9 +159,9 @@ def train_on_file(
     pairs = load_team_labels(labels, columns)
     path = profile.safety_paths().get(SAFETY_JUDGES[judge])
     like = read_classifier(path) if path is not None else None
-    dims, c = (like.embedding_dims, like.c) if like is not None else (EMBEDDING_DIMS, DEFAULT_C)
+    blocks, c = (like.blocks, like.c) if like is not None else (list(BLOCKS), DEFAULT_C)
     embedder = Embedder(embedding)
     try:
-        return out_of_fold_fit(judge, pairs, embedder, dims, c, labels.name)
+        return out_of_fold_fit(judge, pairs, embedder, blocks, c, labels.name)
     finally:
         embedder.close()
