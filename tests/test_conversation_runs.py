@@ -43,10 +43,12 @@ def conversation_project(project: Path) -> Path:
 
 
 def config_text(llm_url: str, target: str, extra: str = "") -> str:
+    """A conversation run whose verdicts all come from the fake LLM judge (the safety judges too:
+    these tests script every verdict)."""
     return (
         f"name: conv\ntarget: {target}\npersonas: personas\nvariants: 0\nscenarios: []\n"
         f"conversation_dir: conversations\nconversations: [relative-downplays]\ndomain: domain.yaml\n"
-        f"llm: {{base_url: '{llm_url}', retry_backoff: 0.01}}\n{extra}"
+        f"llm: {{base_url: '{llm_url}', retry_backoff: 0.01}}\nscoring: {{safety_judges: llm}}\n{extra}"
     )
 
 
@@ -120,6 +122,8 @@ def test_a_conversation_run_sends_the_history_in_order_and_records_each_conversa
     write_config(conversation_project, policy, "policy.yaml")
     gate = simpop("gate", str(run), "--policy", "policy.yaml", cwd=conversation_project)
     assert gate.returncode == 1 and "conversation.escalated_by_turn in older-phone" in gate.stdout
+    # judged by the LLM (safety_judges: llm), the figure has no held-out agreement: the gate says so
+    assert "not validated: LLM judge" in " ".join(gate.stdout.split())
     assert simpop("report", str(run), cwd=conversation_project).returncode == 0
     html = (run / "report.html").read_text()
     assert '<section id="conversations">' in html and "A relative says it is nothing" in html

@@ -104,11 +104,13 @@ llm: {{base_url: '{server.base_url}'}}
     assert 0 <= totals["retrieval.average_precision"]["mean"] <= 1
     assert "retrieval and similarity" in result.stdout and "nDCG@5" in result.stdout
     # the one sentence is information by rule; the fake judge's P(yes) of 0.1 finds it
-    # unsupported and sees no refusal
+    # unsupported; the built-in profile's refusal classifier (no LLM call) reads "Ask your eye
+    # doctor about drops." to a question it does not answer as a redirect-only refusal
     assert summary["judge"]["judged"] == 8 and summary["judge"]["errors"] == {}
     assert summary["judge"]["no_information"] == 0
-    assert totals["safe_behaviour"]["n"] == 8 and totals["safe_behaviour"]["mean"] == 1.0
-    assert totals["refusal.over_refusal"]["mean"] == 0.0
+    assert summary["judge"]["judged_by"]["classifier"] == 8  # the refusal verdict of each answer
+    assert totals["safe_behaviour"]["n"] == 8 and totals["safe_behaviour"]["mean"] == 0.0
+    assert totals["refusal.over_refusal"]["mean"] == 1.0
     assert totals["faithfulness"]["n"] == 8 and totals["faithfulness"]["mean"] == 0.0
     assert {m["scenario_id"] for m in summary["metrics_by_scenario"]} == {"qap-variant"}
     assert "safety and faithfulness" in result.stdout

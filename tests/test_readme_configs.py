@@ -3,8 +3,9 @@ run config and run for real against simpop's own demo bots and fake servers on 1
 
 The only changes made to a block are the ones a reader makes too: endpoints point at the
 loopback fakes (``base_url``, the ``http`` bot's port), and placeholders are filled or left
-out (``llm: {...}``, the Chroma host on another machine, an NLI model, a verifier and safety classifier files that
-do not exist here). A block added to the README without a case here fails the first test."""
+out (``llm: {...}``, the Chroma host on another machine, an NLI model, a verifier and safety
+classifier files that do not exist here). A block added to the README without a case here fails
+the first test."""
 
 from __future__ import annotations
 
@@ -82,7 +83,11 @@ def _adapted(case: str, block: dict[str, Any], servers: dict[str, str]) -> dict[
     if case == "run config":
         return block | {"llm": base["llm"]}  # "llm: {}  # see below"
     if case == "judge + scoring":
-        scoring = {k: v for k, v in block["scoring"].items() if k not in ("nli_model", "verifier", "safety_classifiers")}
+        scoring = {
+            k: v
+            for k, v in block["scoring"].items()
+            if k not in ("nli_model", "verifier", "safety_classifiers")
+        }
         return base | {"judge": block["judge"] | {"base_url": servers["llm"]}, "scoring": scoring}
     if case == "basis + rules":  # a policy: the run is gated with it (below)
         return base

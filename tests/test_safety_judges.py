@@ -172,7 +172,13 @@ def cue_classifier(verdict: str, yes: list[str], no: list[str]) -> SafetyClassif
     answers = (yes + no) * 3
     y = np.array(([1] * len(yes) + [0] * len(no)) * 3)
     model = fit_classifier(
-        safety_features(None, [("m", a) for a in answers], ["cues"]), y, verdict, 1.0, ["cues"], "hand", "f00d"
+        safety_features(None, [("m", a) for a in answers], ["cues"]),
+        y,
+        verdict,
+        1.0,
+        ["cues"],
+        "hand",
+        "f00d",
     )
     return SafetyClassifier(model, None, verdict)
 

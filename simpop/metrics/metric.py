@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from simpop.metrics.judge import Judge
 
 Table = Literal["safety", "retrieval"]
+# the verdicts of the safety judges (escalation, refusal, clarification), held out on labelled data
+SAFETY_VERDICTS = ("refused", "urges_urgent_help", "falsely_reassures", "asks_to_clarify")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from simpop.metrics.clarification import CLARIFICATION
 from simpop.metrics.escalation import ESCALATION, behaviours
-from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
+from simpop.metrics.metric import SAFETY_VERDICTS, Case, Measure, Metric, Scorers, metric
 from simpop.metrics.refusal import REFUSAL
 from simpop.metrics.sub_questions import SUB_QUESTIONS
 from simpop.models import Behaviour, Probe, Score
@@ -79,7 +79,7 @@ class SafeBehaviour(Metric):
             "safe behaviour",
             table="safety",
             rank=0,
-            verdicts=("refused", "urges_urgent_help", "falsely_reassures", "asks_to_clarify"),
+            verdicts=SAFETY_VERDICTS,
         ),
     )
     judged = True

@@ -27,7 +27,7 @@ from simpop.errors import ConfigError
 from simpop.judging.crossval import Agreement, agreement, out_of_fold, threshold_fit
 from simpop.judging.features import FEATURES
 from simpop.judging.profile import profile_for
-from simpop.judging.verifier import feature_matrix, verifier_fit
+from simpop.judging.verifier import VerifierModel, feature_matrix, read_verifier, verifier_fit
 from simpop.llm import LLMError, open_llm
 from simpop.metrics.faithfulness import support_verdicts
 from simpop.metrics.judge import Judge, Verdict
@@ -37,6 +37,8 @@ from simpop.textfiles import read_text
 
 DATA_FILE = "NLI_medical_annotator.csv"
 COLUMNS = ("answer", "claim", "majority_label")
+CLAIMS_FILE = "pairs.csv"
+CLAIM_COLUMNS = ("claim", "evidence", "supported")
 
 T = TypeVar("T")
 
@@ -61,9 +63,32 @@ class JudgeEvaluation(Record):
     rows: list[Agreement]
 
 
+def load_claims(file: Path) -> list[NLIItem]:
+    """A claim–evidence file (``claim``, ``evidence``, ``supported`` yes/no, optional ``label``):
+    each claim a statement, its evidence the context (e.g. ``data/check-covid/pairs.csv``)."""
+    rows = list(csv.DictReader(io.StringIO(read_text(file), newline="")))
+    items = []
+    for number, row in enumerate(rows, start=2):
+        if row.get("supported", "").strip().lower() not in ("yes", "no"):
+            raise ConfigError(f"{file} row {number}, column 'supported': expected yes or no")
+        items.append(
+            NLIItem(
+                answer=row["evidence"],
+                statement=row["claim"],
+                label=row.get("label") or row["supported"],
+                supported=row["supported"].strip().lower() == "yes",
+            )
+        )
+    return items
+
+
 def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
-    """The K-QA NLI file (a folder holding it, or the CSV itself); ``limit`` keeps the items of
-    the first ``limit`` answers."""
+    """The K-QA NLI file (a folder holding it, or the CSV itself), or a claim–evidence file
+    (``load_claims``); ``limit`` keeps the items of the first ``limit`` answers (contexts)."""
+    if path.is_dir() and not (path / DATA_FILE).is_file() and (path / CLAIMS_FILE).is_file():
+        path = path / CLAIMS_FILE
+    if path.is_file() and set(CLAIM_COLUMNS) <= set(read_text(path).splitlines()[0].split(",")):
+        return _first_answers(load_claims(path), limit)
     file = path / DATA_FILE if path.is_dir() else path
     if not file.is_file():
         raise ConfigError(f"{file}: no such file (the K-QA NLI judgements, {DATA_FILE})")
@@ -85,6 +110,10 @@ def load_nli(path: Path, limit: int | None = None) -> list[NLIItem]:
                 answer=row["answer"], statement=row["claim"], label=label, supported=label == "entailment"
             )
         )
+    return _first_answers(items, limit)
+
+
+def _first_answers(items: list[NLIItem], limit: int | None) -> list[NLIItem]:
     if limit is not None:
         keep = list(dict.fromkeys(i.answer for i in items))[:limit]
         items = [i for i in items if i.answer in keep]
@@ -155,14 +184,26 @@ def support_features(items: list[NLIItem], embedder: Embedder, judge_p: list[flo
     return feature_matrix(embedder, pairs, judge_p)
 
 
-def evaluate_rows(items: list[NLIItem], x_by_judge: dict[str, np.ndarray], k: int = 5) -> list[Agreement]:
+def evaluate_rows(
+    items: list[NLIItem],
+    x_by_judge: dict[str, np.ndarray],
+    k: int = 5,
+    shipped: dict[str, VerifierModel] | None = None,
+) -> list[Agreement]:
     """Grouped-CV agreement of each judge's P(yes) and verifier (features ``x``), and of
-    groundedness (the first judge's similarity column), with the physicians."""
+    groundedness (the first judge's similarity column), with the people's labels; where a
+    judge has a ``shipped`` verifier, that verifier as it is too (nothing refitted: how far it
+    carries to this data)."""
     y = np.array([i.supported for i in items], dtype=int)
     groups = [i.answer for i in items]
     rows = []
     similarity = FEATURES.index("best_similarity")
     for name, x in x_by_judge.items():
+        model = (shipped or {}).get(name)
+        if model is not None:
+            p = model.probability(x)
+            label = f"{name} + its profile's verifier as shipped ({model.trained_on.split(':')[0]})"
+            rows.append(agreement(label, y, p, p >= model.threshold, groups, [model.threshold]))
         for label, fit in ((f"{name} P(yes)", threshold_fit(0)), (f"{name} + verifier", verifier_fit)):
             p, verdict, thresholds = out_of_fold(x, y, groups, fit, k)
             rows.append(agreement(label, y, p, verdict, groups, thresholds))
@@ -186,6 +227,7 @@ async def evaluate(
     items = load_nli(data, limit)
     embedder = Embedder(embedding)
     x_by_judge: dict[str, np.ndarray] = {}
+    shipped: dict[str, VerifierModel] = {}
     errors: dict[str, int] = {}
     try:
         with progress if progress is not None else nullcontext():
@@ -194,6 +236,9 @@ async def evaluate(
                     found = await judge_probabilities(
                         judge, [(i.answer, i.statement) for i in items], progress
                     )
+                assert judge.profile is not None
+                if (path := judge.profile.verifier_path()) is not None:
+                    shipped[config.model] = read_verifier(path)
                 errors[config.model] = sum(p is None for p in found)
                 judge_p = [0.5 if p is None else p for p in found]
                 x_by_judge[config.model] = support_features(items, embedder, judge_p)
@@ -205,5 +250,5 @@ async def evaluate(
         supported=sum(i.supported for i in items),
         answers=len({i.answer for i in items}),
         judge_errors=errors,
-        rows=await asyncio.to_thread(evaluate_rows, items, x_by_judge),
+        rows=await asyncio.to_thread(evaluate_rows, items, x_by_judge, 5, shipped),
     )

@@ -18,7 +18,17 @@ from simpop.llm import LLMClient, open_llm
 from simpop.llm.pace import record_client_pace
 from simpop.metrics import Scorers, registered
 from simpop.metrics.judge import Judge
-from simpop.models import Cell, Conversation, ConversationTurn, Probe, Response, RunConfig, RunSummary, Score
+from simpop.models import (
+    DEFAULT_EMBEDDING_MODEL,
+    Cell,
+    Conversation,
+    ConversationTurn,
+    Probe,
+    Response,
+    RunConfig,
+    RunSummary,
+    Score,
+)
 from simpop.run.ask import ask_probe
 from simpop.run.converse import Conversations
 from simpop.run.explain import explain, shown_cases
@@ -159,6 +169,7 @@ async def execute(
     conversations = store.log(CONVERSATIONS_FILE, Conversation, keep=False)
     explained = store.log(EXPLAINED_FILE, Score, key=score_key, keep=False)
     embedder = Embedder(config.embedding)
+    features = embedder  # the judges' own embedding model (below)
     target: Target | None = None
     judge_llm: LLMClient | None = None
     try:
@@ -174,10 +185,13 @@ async def execute(
                     max_tokens=config.scoring.judge_max_tokens,
                     reasons=False,  # only for the verdicts a report shows, by ``explain`` at the end
                 )
+                # the verifier and the safety classifiers were fitted on the built-in model's vectors
+                if embedder.model_id != DEFAULT_EMBEDDING_MODEL:
+                    features = Embedder()
                 scorers.judge.verifier = support_verifier(
-                    scorers.judge.profile, config.scoring.verifier, embedder
+                    scorers.judge.profile, config.scoring.verifier, features
                 )
-                scorers.judge.classifiers = run_classifiers(scorers.judge.profile, config.scoring, embedder)
+                scorers.judge.classifiers = run_classifiers(scorers.judge.profile, config.scoring, features)
             stream = CellStream(
                 inputs,
                 (probes, responses, scores),
@@ -246,7 +260,8 @@ async def execute(
                 client.endpoint.close()
                 with suppress(OSError):  # the pace is a cache for estimates: never fail a run
                     record_client_pace(client)
-        embedder.close()
+        for model in dict.fromkeys([embedder, features]):
+            model.close()
     summary = summarise(
         store,
         inputs,
