@@ -92,7 +92,7 @@ FOOTNOTE = (
     "--limit",
     type=click.IntRange(5),
     help="Support: the statements of the first N answers. Contradiction: N pairs of each set at random. "
-    "Refusal: N answers at random.",
+    "Refusal and the safety judges: N answers at random (up to half labelled yes).",
 )
 @click.option(
     "--labels",
@@ -148,9 +148,8 @@ def judge_eval(
             raise click.UsageError("a safety judge takes one --data and one --model")
         judge_llm = llm.model_copy(update={"model": models[0]}) if models else llm
         corpus = data[0] if data else Path("data/safety-labels")
-        safety_eval(
-            which, judge_llm, embedding, corpus, labels, parse_columns(columns), not no_llm, no_cache, output
-        )
+        mapped = parse_columns(columns)
+        safety_eval(which, judge_llm, embedding, corpus, labels, mapped, not no_llm, no_cache, output, limit)
         return
     configs = (
         [llm]

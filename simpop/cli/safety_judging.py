@@ -122,10 +122,15 @@ def safety_eval(
     with_llm: bool,
     no_cache: bool,
     output: Path | None,
+    limit: int | None = None,
 ) -> None:
+    from simpop.judging.crossval import balanced
     from simpop.run.safety_agreement import evaluate_safety
 
     pairs, where = labelled_pairs(judge, data, labels, columns)
+    if limit is not None and limit < len(pairs):
+        pairs = balanced(pairs, lambda p: p.label, limit)
+        where += f", {len(pairs)} drawn at random (up to half yes)"
     result = asyncio.run(
         evaluate_safety(judge, pairs, where, llm, embedding, with_llm, not no_cache, progress_bars())
     )
