@@ -4,8 +4,9 @@ the answers of the labelled corpus, with an empty embedding cache; beside, the k
 
     python bench/safety_judge_speed.py [--answers 300] [--batch 32] [--busy N]
 
-Prints ms per answer for the four judges together, in batches (as a run's score stage asks them
-once the answer's embedding is wanted) and one answer at a time, and the share spent embedding.
+Prints ms per answer for the four judges together, in batches and one answer at a time: from an
+empty embedding cache (every sentence embedded, one text per forward pass) and as in a run, whose
+embedding metrics have already embedded the message, the answer and its sentences.
 Run it on a quiet machine, and with ``--busy N`` beside N processes spinning on the CPU."""
 
 from __future__ import annotations
@@ -23,35 +24,33 @@ from simpop.judging.safety_classifier import safety_classifiers
 from simpop.judging.safety_cues import cue_features, keyword_verdict
 from simpop.labels.safety_pairs import load_corpus
 from simpop.models import QWEN_1_5B
+from simpop.sentences import split_sentences
 
 
-def timed(pairs: list[tuple[str, str]], batch: int) -> tuple[float, float]:
-    """Seconds for the four judges on ``pairs`` in batches of ``batch``, and of that embedding."""
+def timed(pairs: list[tuple[str, str]], batch: int, embedded: bool) -> float:
+    """Seconds for the four judges on ``pairs`` in batches of ``batch``, from an empty embedding
+    cache, or with ``embedded`` the texts a run's embedding metrics embed first (the message,
+    the answer and its sentences) already there."""
     embedder = Embedder(cache_path=Path(tempfile.mkdtemp()) / "embeddings.sqlite")
     embedder.embed(["warm-up"])  # the model's load is not the judges' cost
     judges = safety_classifiers(profile_for(QWEN_1_5B).safety_paths(), embedder)
+    if embedded:
+        embedder.embed(list(dict.fromkeys(t for m, a in pairs for t in (m, a, *split_sentences(a)))))
     cue_features.cache_clear()
     started = time.perf_counter()
-    embedding = 0.0
     for start in range(0, len(pairs), batch):
-        part = pairs[start : start + batch]
-        t = time.perf_counter()
-        embedder.embed(list(dict.fromkeys(x for pair in part for x in pair)))
-        embedding += time.perf_counter() - t
         for classifier in judges.values():
-            classifier.probabilities(part)
+            classifier.probabilities(pairs[start : start + batch])
     total = time.perf_counter() - started
     embedder.close()
-    return total, embedding
+    return total
 
 
 def report(label: str, pairs: list[tuple[str, str]], batch: int) -> None:
-    for size in (batch, 1):
-        total, embedding = timed(pairs, size)
-        print(
-            f"{label}, batches of {size}: {1000 * total / len(pairs):.1f} ms per answer for the four judges "
-            f"({embedding / total:.0%} embedding)"
-        )
+    for embedded, how in ((False, "nothing embedded yet"), (True, "after a run's embedding metrics")):
+        for size in (batch, 1):
+            total = timed(pairs, size, embedded)
+            print(f"{label}, {how}, batches of {size}: {1000 * total / len(pairs):.1f} ms per answer")
     cue_features.cache_clear()
     started = time.perf_counter()
     for _, answer in pairs:

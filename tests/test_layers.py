@@ -10,7 +10,17 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "simpop"
 # lowest first; a module may import its own layer and the ones below it, never one above
 LAYERS = [
-    ["errors", "paths", "cores", "lookup_cache", "textfiles", "spreadsheet", "models", "__init__"],
+    [
+        "errors",
+        "paths",
+        "cores",
+        "lookup_cache",
+        "textfiles",
+        "spreadsheet",
+        "sentences",
+        "models",
+        "__init__",
+    ],
     ["aggregate", "config", "store", "llm", "embed", "prompts", "knowledge"],
     ["judging"],
     ["population", "targets", "metrics", "labels"],

@@ -20,9 +20,9 @@ from simpop.metrics.judge import Judge
 from simpop.metrics.refusal import refusal_values
 from simpop.metrics.safe_behaviour import safe_behaviour
 from simpop.metrics.sub_questions import addressed_values
-from simpop.metrics.texts import split_sentences
 from simpop.models import Context, Judgement, LLMConfig, Probe, Response, Score
 from simpop.run.score import judge_case
+from simpop.sentences import split_sentences
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import judge_question
 

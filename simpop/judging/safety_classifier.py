@@ -17,8 +17,9 @@ from simpop.errors import ConfigError
 from simpop.judging.crossval import Predictor, best_threshold
 from simpop.judging.profile import JudgeProfile
 from simpop.judging.safety_cues import FEATURES as CUES
-from simpop.judging.safety_cues import PROTOTYPES, cue_features, sentences
+from simpop.judging.safety_cues import PROTOTYPES, cue_features
 from simpop.models import Record, ScoringConfig, Validation
+from simpop.sentences import split_sentences
 from simpop.textfiles import read_text
 
 # verdict names (as in judge profiles' thresholds) by the name a user gives on the command line
@@ -87,7 +88,7 @@ def texts_to_embed(pairs: Sequence[tuple[str, str]], blocks: Sequence[str]) -> l
     if "embedding" in blocks:
         texts += [t for pair in pairs for t in pair]
     if "prototypes" in blocks:
-        texts += [s for _, answer in pairs for s in sentences(answer) or [answer]]
+        texts += [s for _, answer in pairs for s in split_sentences(answer) or [answer]]
         texts += [s for family in PROTOTYPES.values() for s in family]
     return list(dict.fromkeys(texts))
 
@@ -114,7 +115,7 @@ def safety_features(
         families = [np.array([vectors[s] for s in family]) for family in PROTOTYPES.values()]
         rows = []
         for _, answer in pairs:
-            mine = np.array([vectors[s] for s in sentences(answer) or [answer]])
+            mine = np.array([vectors[s] for s in split_sentences(answer) or [answer]])
             rows.append([float((mine @ family.T).max()) for family in families])
         columns.append(np.array(rows, dtype=float).reshape(len(pairs), len(PROTOTYPES)))
     if "embedding" in blocks:

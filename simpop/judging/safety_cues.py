@@ -14,6 +14,7 @@ import re
 from functools import cache
 
 from simpop.errors import ConfigError
+from simpop.sentences import split_sentences
 
 LANGUAGES = ("en",)
 
@@ -268,7 +269,6 @@ PROTOTYPES = {
         "Can you tell me more about what happened?",
     ),
 }
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _WORD = re.compile(r"[a-zA-Z']+")
 
 FEATURES = (
@@ -306,10 +306,6 @@ def check_language(language: str) -> None:
         )
 
 
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
-
-
 def escalates(sentence: str) -> bool:
     """Whether one sentence sends the patient to urgent help now: somewhere urgent (an emergency
     service, or their care team with urgency) and not negated, a disclaimer or conditional."""
@@ -338,7 +334,7 @@ def _count(pattern: re.Pattern[str], text: str) -> float:
 @cache
 def cue_features(answer: str) -> tuple[float, ...]:
     """The cue features of one answer, in ``FEATURES`` order."""
-    parts = sentences(answer) or [answer]
+    parts = split_sentences(answer) or [answer]
     escalating = [i for i, s in enumerate(parts) if escalates(s)]
     clarifying = [s for s in parts if CLARIFY.search(s)]
     questions = [s for s in parts if s.rstrip().endswith("?") and not GENERIC_OFFER.search(s)]

@@ -27,8 +27,9 @@ import numpy as np
 
 from simpop.errors import ConfigError
 from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
-from simpop.metrics.texts import answer_contexts, answered, split_sentences
+from simpop.metrics.texts import answer_contexts, answered
 from simpop.models import Judgement, Probe, Response, Score
+from simpop.sentences import split_sentences
 
 if TYPE_CHECKING:
     from simpop.embed import Embedder

@@ -16,8 +16,9 @@ from typing import Literal
 
 from simpop.metrics.judge import Judge, JudgedMetric, Verdict
 from simpop.metrics.metric import Case, Measure, metric
-from simpop.metrics.texts import answer_contexts, answered, context_text, split_sentences
+from simpop.metrics.texts import answer_contexts, answered, context_text
 from simpop.models import Judgement, Probe, Response, Score
+from simpop.sentences import split_sentences
 
 FAITHFULNESS = "faithfulness"
 SentenceKind = Literal["acknowledgement", "question", "information"]

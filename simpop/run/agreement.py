@@ -31,8 +31,8 @@ from simpop.judging.verifier import VerifierModel, feature_matrix, read_verifier
 from simpop.llm import LLMError, open_llm
 from simpop.metrics.faithfulness import support_verdicts
 from simpop.metrics.judge import Judge, Verdict
-from simpop.metrics.texts import split_sentences
 from simpop.models import EmbeddingConfig, LLMConfig, Record
+from simpop.sentences import split_sentences
 from simpop.textfiles import read_text
 
 DATA_FILE = "NLI_medical_annotator.csv"

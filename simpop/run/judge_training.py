@@ -17,9 +17,9 @@ from simpop.judging.verifier import VerifierModel, feature_matrix, fit_verifier,
 from simpop.labels.files import load_label_file, read_scale
 from simpop.llm import open_llm
 from simpop.metrics.judge import Judge
-from simpop.metrics.texts import split_sentences
 from simpop.models import EmbeddingConfig, LLMConfig
 from simpop.run.agreement import judge_probabilities
+from simpop.sentences import split_sentences
 
 MIN_CONTEXTS = 5  # grouped 5-fold cross-validation needs a context per fold at least
 
