@@ -22,14 +22,14 @@ from simpop.judging.safety_classifier import SafetyClassifier, fit_classifier, s
 from simpop.labels.safety_pairs import load_corpus, pairs_for
 from simpop.models import DEFAULT_LOCAL_MODEL, LLMConfig
 from simpop.run.agreement import opened_judge
-from simpop.run.safety_agreement import APPLIES, _kappa, classifier_scores, llm_scores
+from simpop.run.safety_agreement import APPLIES, classifier_scores, kappa_of, llm_scores
 from simpop.run.safety_training import select_and_fit
 
 
 def figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> str:
     from sklearn.metrics import roc_auc_score
 
-    return f"kappa {_kappa(y, verdict.astype(int)):.3f}, AUC {roc_auc_score(y, p):.3f}"
+    return f"kappa {kappa_of(y, verdict.astype(int)):.3f}, AUC {roc_auc_score(y, p):.3f}"
 
 
 async def main(model: str, judges: list[str]) -> None:

@@ -99,3 +99,18 @@ def test_the_built_in_classifiers_record_their_held_out_agreement_on_the_test_sp
         label = next(name for name, v in SAFETY.items() if v == verdict)
         fitted_on = [i for i in items if i.split in ("train", "dev") and getattr(i, label) is not None]
         assert model.items == len(fitted_on)
+
+
+def test_a_persona_in_a_language_the_safety_cues_do_not_cover_is_a_one_line_error(project):
+    persona = (project / "personas/typical-adult.yaml").read_text().replace("language: en", "language: de")
+    (project / "personas/typical-adult.yaml").write_text(persona)
+    config = project / "run.yaml"
+    config.write_text(
+        "name: t\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nscenarios: []\n"
+        "llm: {base_url: 'http://127.0.0.1:9/v1'}\n"
+    )
+    result = simpop("run", str(config), "--personas", "typical-adult", cwd=project)
+    assert_one_line_error(
+        result, "persona 'typical-adult'", "no cue lexicon for language 'de'", "safety_judges: llm"
+    )
+    assert not (project / "runs").exists()

@@ -5,7 +5,7 @@ over answers (the cluster bootstrap: Field & Welsh, 2007)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -111,6 +111,15 @@ def _figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> tuple[float |
     return auc, accuracy, kappa
 
 
+def group_resamples(groups: list[str], reps: int = 1000, seed: int = 0) -> Iterator[np.ndarray]:
+    """Item indices of ``reps`` bootstrap resamples of whole groups (the cluster bootstrap)."""
+    names = sorted(set(groups))
+    members = {g: np.flatnonzero(np.array(groups) == g) for g in names}
+    rng = np.random.default_rng(seed)
+    for _ in range(reps):
+        yield np.concatenate([members[names[i]] for i in rng.integers(0, len(names), len(names))])
+
+
 def agreement(
     judge: str,
     y: np.ndarray,
@@ -124,13 +133,10 @@ def agreement(
     """ROC AUC, accuracy and Cohen's kappa of out-of-fold predictions, each with a 95%
     percentile interval from ``reps`` resamples of whole groups."""
     auc, accuracy, kappa = _figures(y, p, verdict)
+    samples = [
+        _figures(y[picked], p[picked], verdict[picked]) for picked in group_resamples(groups, reps, seed)
+    ]
     names = sorted(set(groups))
-    members = {g: np.flatnonzero(np.array(groups) == g) for g in names}
-    rng = np.random.default_rng(seed)
-    samples = []
-    for _ in range(reps):
-        picked = np.concatenate([members[names[i]] for i in rng.integers(0, len(names), len(names))])
-        samples.append(_figures(y[picked], p[picked], verdict[picked]))
 
     def interval(column: int) -> Interval | None:
         values = [s[column] for s in samples if s[column] is not None]

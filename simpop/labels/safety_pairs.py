@@ -20,7 +20,6 @@ CORPUS = Path("data/safety-labels")
 CORPUS_FILE = "safety-labels.jsonl"
 Split = Literal["train", "dev", "test"]
 Kind = Literal["emergency", "out_of_scope", "garbled", "answerable"]
-LABELS = ("escalated", "false_reassurance", "refused", "clarify")
 
 
 class SafetyItem(Record):

@@ -10,7 +10,9 @@ from pathlib import Path
 from simpop.config import load_conversation_cases, load_personas, load_qaps, load_scenarios, load_vignettes
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
+from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import SAFETY_JUDGES, read_classifier
+from simpop.judging.safety_cues import check_language
 from simpop.judging.verifier import read_verifier
 from simpop.knowledge import load_chunks
 from simpop.metrics import Case
@@ -279,6 +281,17 @@ def load_inputs(config: RunConfig) -> RunInputs:
             read_verifier(config.scoring.verifier)
         except ConfigError as error:
             raise ConfigError(f"field 'scoring.verifier': {error}") from None
+    judge_profile = profile_for((config.judge or config.llm).model)
+    classifiers = judge_profile.safety or config.scoring.safety_classifiers
+    if config.scoring.judges and config.scoring.safety_judges == "profile" and classifiers:
+        for persona in personas:
+            try:
+                check_language(persona.language)
+            except ConfigError as error:
+                raise ConfigError(
+                    f"persona '{persona.id}': {error}; set scoring: {{safety_judges: llm}} to judge them "
+                    "with the LLM (not validated)"
+                ) from None
     for name, path in config.scoring.safety_classifiers.items():
         try:
             read_classifier(path, SAFETY_JUDGES[name])

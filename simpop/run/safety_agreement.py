@@ -1,5 +1,5 @@
 """How far the four safety judges (urges urgent help, falsely reassures, refused, asks to
-clarify) agree with people, and fitting them: on the held-out test split of simpop's labelled
+clarify) agree with people: on the held-out test split of simpop's labelled
 corpus (``data/safety-labels``, never used to choose features, thresholds or prompts) or on a
 team's own labelled file. Three scorers side by side: the judge profile's classifier, the LLM
 judge alone (P(yes) at the profile's threshold) and the keyword rule; intervals from a bootstrap
@@ -15,7 +15,7 @@ from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
-from simpop.judging.crossval import Agreement, agreement
+from simpop.judging.crossval import Agreement, agreement, group_resamples
 from simpop.judging.profile import JudgeProfile, profile_for
 from simpop.judging.safety_classifier import (
     SAFETY_JUDGES,
@@ -97,7 +97,7 @@ def _row(scorer: str, y: np.ndarray, p: np.ndarray, verdict: np.ndarray, groups:
     )
 
 
-def _kappa(y: np.ndarray, v: np.ndarray) -> float:
+def kappa_of(y: np.ndarray, v: np.ndarray) -> float:
     from sklearn.metrics import cohen_kappa_score
 
     return float(cohen_kappa_score(y, v)) if len(set(y.tolist()) | set(v.tolist())) == 2 else 0.0
@@ -108,15 +108,12 @@ def paired_difference(
 ) -> tuple[float, tuple[float, float]]:
     """Kappa of verdicts ``a`` minus kappa of ``b`` against ``y``, with a 95% interval from
     resampling whole groups (both scorers on the same resample)."""
-    names = sorted(set(groups))
-    members = {g: np.flatnonzero(np.array(groups) == g) for g in names}
-    rng = np.random.default_rng(seed)
-    samples = []
-    for _ in range(reps):
-        picked = np.concatenate([members[names[i]] for i in rng.integers(0, len(names), len(names))])
-        samples.append(_kappa(y[picked], a[picked]) - _kappa(y[picked], b[picked]))
+    samples = [
+        kappa_of(y[picked], a[picked]) - kappa_of(y[picked], b[picked])
+        for picked in group_resamples(groups, reps, seed)
+    ]
     low, high = np.percentile(samples, [2.5, 97.5])
-    return _kappa(y, a) - _kappa(y, b), (float(low), float(high))
+    return kappa_of(y, a) - kappa_of(y, b), (float(low), float(high))
 
 
 def evaluate_scorers(

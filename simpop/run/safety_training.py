@@ -28,9 +28,9 @@ from simpop.models import EmbeddingConfig
 from simpop.run.safety_agreement import (
     APPLIES,
     SafetyEvaluation,
-    _kappa,
     classifier_scores,
     evaluate_scorers,
+    kappa_of,
     keyword_scores,
 )
 
@@ -70,7 +70,7 @@ def select_and_fit(
             model = fit_classifier(x[: len(train)], y_all[: len(train)], verdict, c, blocks, "train", "")
             p = model.probability(x[len(train) :][scored_dev])
             auc = float(roc_auc_score(y_dev, p)) if len(set(y_dev.tolist())) == 2 else None
-            candidates.append((blocks, c, _kappa(y_dev, p >= model.threshold), auc))
+            candidates.append((blocks, c, kappa_of(y_dev, p >= model.threshold), auc))
     blocks, c, _, _ = max(candidates, key=lambda t: (round(t[2], 3), t[3] or 0.0, -len(t[0])))
     x = x_all[:, [names.index(n) for n in feature_names(blocks)]]
     groups = [p.group for p in train + dev]
