@@ -52,7 +52,8 @@ def agreement_table(title: str, rows: list[Agreement]) -> Table:
 
 FOOTNOTE = (
     "[dim]Out of fold: {folds}-fold cross-validation grouped by answer (no answer in two folds); "
-    "thresholds and verifiers fitted on the training folds; intervals: 95% bootstrap over answers; "
+    "thresholds and verifiers fitted on the training folds (a verifier 'as shipped' is not refitted); "
+    "intervals: 95% bootstrap over answers; "
     "reliability: mean P(yes) → share supported, per fifth of the scale.[/]"
 )
 
@@ -176,11 +177,11 @@ def judge_eval(
         )
     )
     title = (
-        f"support judges vs physicians · {result.data} · {result.items} statements "
+        f"support judges vs people · {result.data} · {result.items} statements "
         f"({result.supported} supported) on {result.answers} answers"
     )
     console.print(agreement_table(title, result.rows))
-    console.print(FOOTNOTE.format(folds=result.rows[0].folds if result.rows else 5))
+    console.print(FOOTNOTE.format(folds=max((r.folds for r in result.rows), default=5)))
     errors_and_files(result, output, diagram)
 
 
