@@ -42,7 +42,8 @@ def test_a_shipped_verifier_is_scored_as_it_is_beside_the_refitted_rows():
     coef = [-5.0] + [0.0] * (len(FEATURES) - 1)
     shipped = VerifierModel(
         features=list(FEATURES), mean=[0.5] + [0.0] * (len(FEATURES) - 1), scale=[0.1] * len(FEATURES),
-        coef=coef, intercept=0.0, threshold=0.5, trained_on="k.csv: 399 statements", judge_model="j", items=399,
+        coef=coef, intercept=0.0, threshold=0.5, trained_on="k.csv: 399 statements", judge_model="j",
+        items=399,
     )  # fmt: skip
     rows = {r.judge: r for r in evaluate_rows(items, {"j": x}, 5, {"j": shipped})}
     as_shipped = rows["j + its profile's verifier as shipped (k.csv)"]
