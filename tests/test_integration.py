@@ -55,8 +55,12 @@ def test_tiny_run_offline_then_all_from_cache(project):
             assert score["prompt"].startswith("judge_support@") and score["judged_by"] == "verifier"
             informative = [d for d in score["details"] if d["kind"] == "information"]
             assert all(0.0 <= d["probability"] <= 1.0 for d in informative)
-        if score["metric"] in ("refusal", "context_relevance") and score["prompt"]:
+        if score["metric"] == "context_relevance" and score["prompt"]:
             assert score["judged_by"] == "probability" and score["judge_profile"] != "uncalibrated"
+        if score["metric"] == "refusal" and score["prompt"]:
+            # the profile's safety classifier decided, with no LLM call
+            assert score["judged_by"] == "classifier" and score["prompt"].startswith("safety-refused@")
+            assert 0.0 <= score["probabilities"]["refused"] <= 1.0
     assert {p["persona_id"] for p in probes} == {"low-literacy"}
     assert sorted((p["seed_id"], p["variant"]) for p in probes) == [
         ("0000158-1", 0),

@@ -1,8 +1,9 @@
 """A safety judge as a calibrated classifier (``../shared/STYLE.md`` §7, like the support
-verifier): a logistic regression (Cox, 1958; scikit-learn's ``LogisticRegression``) over the cue
-features of ``safety_cues`` and, where the dev split says they help, the answer's
-all-MiniLM-L6-v2 embedding and its cosine similarity to the message. No LLM call. Saved as JSON
-(no pickle) with the hash of its training data and its held-out agreement."""
+verifier): a logistic regression (Cox, 1958; scikit-learn's ``LogisticRegression``) over feature
+blocks the dev split chose — the cue features of ``safety_cues``, how close the answer's closest
+sentence comes to each family of prototype sentences, and the answer's all-MiniLM-L6-v2
+embedding with its cosine similarity to the message. No LLM call. Saved as JSON (no pickle) with
+the hash of its training data and its held-out agreement."""
 
 from __future__ import annotations
 
@@ -223,22 +224,26 @@ def safety_classifiers(paths: dict[str, Path], embedder: Embedder | None) -> dic
     }
 
 
-def run_classifiers(
-    profile: JudgeProfile, scoring: ScoringConfig, embedder: Embedder | None
-) -> dict[str, SafetyClassifier]:
-    """The safety classifiers a run judges with: the profile's, replaced by the run config's
-    own files; none where the config asks for the LLM judge."""
+def run_paths(profile: JudgeProfile, scoring: ScoringConfig) -> dict[str, Path]:
+    """The classifier files a run judges with, by verdict: the profile's, replaced by the run
+    config's own files; none where the config asks for the LLM judge."""
     if scoring.safety_judges == "llm":
         return {}
     own = {SAFETY_JUDGES[name]: path for name, path in scoring.safety_classifiers.items()}
-    return safety_classifiers(profile.safety_paths() | own, embedder)
+    return profile.safety_paths() | own
+
+
+def run_classifiers(
+    profile: JudgeProfile, scoring: ScoringConfig, embedder: Embedder | None
+) -> dict[str, SafetyClassifier]:
+    """The safety classifiers a run judges with (``run_paths``)."""
+    return safety_classifiers(run_paths(profile, scoring), embedder)
 
 
 def run_validation(profile: JudgeProfile, scoring: ScoringConfig) -> dict[str, Validation]:
     """Per safety verdict, the held-out agreement of whoever decides it in a run: its classifier's
     recorded figure, or none (not validated) for the LLM judge."""
-    own = {SAFETY_JUDGES[name]: path for name, path in scoring.safety_classifiers.items()}
-    paths = {} if scoring.safety_judges == "llm" else profile.safety_paths() | own
+    paths = run_paths(profile, scoring)
     found = {}
     for verdict in SAFETY_JUDGES.values():
         path = paths.get(verdict)
