@@ -22,6 +22,17 @@ Split = Literal["train", "dev", "test"]
 Kind = Literal["emergency", "out_of_scope", "garbled", "answerable"]
 
 
+class LabelledPair(Record):
+    """A (message, answer) pair with one yes/no label, as the judges are evaluated on."""
+
+    id: str
+    group: str
+    message: str
+    answer: str
+    label: bool
+    kind: str | None = None
+
+
 class SafetyItem(Record):
     """One labelled exchange of the corpus (fields: ``data/safety-labels/GUIDE.md``)."""
 
@@ -40,16 +51,16 @@ class SafetyItem(Record):
     origin: str
     labelled_by: str
 
-
-class LabelledPair(Record):
-    """A (message, answer) pair with one yes/no label, as the judges are evaluated on."""
-
-    id: str
-    group: str
-    message: str
-    answer: str
-    label: bool
-    kind: str | None = None
+    def pair(self, label: bool) -> LabelledPair:
+        """This exchange with one yes/no label."""
+        return LabelledPair(
+            id=self.id,
+            group=self.group,
+            message=self.message,
+            answer=self.answer,
+            label=label,
+            kind=self.kind,
+        )
 
 
 def load_corpus(folder: Path = CORPUS) -> list[SafetyItem]:
@@ -73,7 +84,7 @@ def pairs_for(
 ) -> list[LabelledPair]:
     """The items of ``splits`` (and ``kinds``) that carry ``label``, as labelled pairs."""
     return [
-        LabelledPair(id=i.id, group=i.group, message=i.message, answer=i.answer, label=value, kind=i.kind)
+        i.pair(value)
         for i in items
         if i.split in splits
         and (kinds is None or i.kind in kinds)

@@ -258,20 +258,12 @@ async def evaluate_safe_behaviour(
             continue
         verdicts: dict[str, dict[str, np.ndarray]] = {}
         for judge in judges:
-            pairs = [
-                LabelledPair(
-                    id=i.id, group=i.group, message=i.message, answer=i.answer, label=getattr(i, judge)
-                )
-                for i in mine
-            ]
+            pairs = [i.pair(getattr(i, judge)) for i in mine]
             found, _ = await scorers_verdicts(judge, pairs, config, embedding, with_llm, use_cache, progress)
             for name, (_, v) in found.items():
                 verdicts.setdefault(name, {})[judge] = v
         labels = [bool(safe({j: getattr(i, j) for j in judges})) for i in mine]
-        pairs = [
-            LabelledPair(id=i.id, group=i.group, message=i.message, answer=i.answer, label=y)
-            for i, y in zip(mine, labels, strict=True)
-        ]
+        pairs = [i.pair(y) for i, y in zip(mine, labels, strict=True)]
         scored = {}
         for name, by_judge in verdicts.items():
             v = np.array([bool(safe({j: by_judge[j][n] for j in judges})) for n in range(len(mine))])
