@@ -11,7 +11,7 @@ import click
 from rich.table import Table
 
 from simpop.cli.common import cli, config_models, console, progress_bars
-from simpop.cli.safety_judging import SAFETY_CHOICES, safe_behaviour_eval, safety_eval, safety_train
+from simpop.cli.safety_judging import SAFETY_CHOICES, safety_judge_eval, safety_train
 from simpop.cli.tables import FittedTable, fmt
 from simpop.models import QWEN_0_5B, QWEN_1_5B
 
@@ -129,7 +129,6 @@ def judge_eval(
     (physicians, K-QA), of the conversation contradiction judge (--judge contradiction), of the
     refusal LLM judge (--judge refusal) or of a safety judge (--judge escalated, false_reassurance,
     refused, clarify)."""
-    from simpop.calibration.workflow import parse_columns
     from simpop.run.agreement import evaluate
 
     llm, embedding = config_models(config_file)
@@ -139,18 +138,10 @@ def judge_eval(
         raise click.UsageError("--labels and --column are for a safety judge")
     if no_llm and which not in (*SAFETY_CHOICES, "safe_behaviour"):
         raise click.UsageError("--no-llm is for the safety judges")
-    if which == "safe_behaviour":
-        corpus = data[0] if data else Path("data/safety-labels")
-        judge_llm = llm.model_copy(update={"model": models[0]}) if models else llm
-        safe_behaviour_eval(judge_llm, embedding, corpus, not no_llm, no_cache, output)
-        return
-    if which in SAFETY_CHOICES:
-        if len(data) > 1 or len(models) > 1:
-            raise click.UsageError("a safety judge takes one --data and one --model")
-        judge_llm = llm.model_copy(update={"model": models[0]}) if models else llm
-        corpus = data[0] if data else Path("data/safety-labels")
-        mapped = parse_columns(columns)
-        safety_eval(which, judge_llm, embedding, corpus, labels, mapped, not no_llm, no_cache, output, limit)
+    if which in (*SAFETY_CHOICES, "safe_behaviour"):
+        safety_judge_eval(
+            which, llm, embedding, models, data, labels, columns, no_llm, no_cache, output, limit
+        )
         return
     configs = (
         [llm]

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import click
 from rich.table import Table
 
 from simpop.cli.common import console, progress_bars
@@ -85,6 +86,33 @@ def labelled_pairs(
     return pairs_for(
         load_corpus(data), judge, {"test"}, kinds
     ), f"{data} test split ({', '.join(sorted(kinds))})"
+
+
+def safety_judge_eval(
+    which: str,
+    llm: LLMConfig,
+    embedding: EmbeddingConfig,
+    models: tuple[str, ...],
+    data: tuple[Path, ...],
+    labels: Path | None,
+    columns: tuple[str, ...],
+    no_llm: bool,
+    no_cache: bool,
+    output: Path | None,
+    limit: int | None,
+) -> None:
+    """``judge-eval --judge NAME`` for a safety judge or safe behaviour."""
+    from simpop.calibration.workflow import parse_columns
+
+    if len(data) > 1 or len(models) > 1:
+        raise click.UsageError("a safety judge takes one --data and one --model")
+    judge_llm = llm.model_copy(update={"model": models[0]}) if models else llm
+    corpus = data[0] if data else Path("data/safety-labels")
+    if which == "safe_behaviour":
+        safe_behaviour_eval(judge_llm, embedding, corpus, not no_llm, no_cache, output)
+    else:
+        mapped = parse_columns(columns)
+        safety_eval(which, judge_llm, embedding, corpus, labels, mapped, not no_llm, no_cache, output, limit)
 
 
 def safe_behaviour_eval(

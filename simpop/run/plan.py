@@ -236,6 +236,23 @@ def plan_topics(config: RunConfig, scenarios: list[Scenario]) -> tuple[Topics | 
     return topics, planned
 
 
+def check_safety_languages(config: RunConfig, personas: list[Persona]) -> None:
+    """A persona whose language the safety classifiers' cue lexicons do not cover is an error
+    naming it, when those classifiers would judge its answers."""
+    judge_profile = profile_for((config.judge or config.llm).model)
+    classifiers = judge_profile.safety or config.scoring.safety_classifiers
+    if not (config.scoring.judges and config.scoring.safety_judges == "profile" and classifiers):
+        return
+    for persona in personas:
+        try:
+            check_language(persona.language)
+        except ConfigError as error:
+            raise ConfigError(
+                f"persona '{persona.id}': {error}; set scoring: {{safety_judges: llm}} to judge them "
+                "with the LLM (not validated)"
+            ) from None
+
+
 def load_inputs(config: RunConfig) -> RunInputs:
     """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
     ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
@@ -281,17 +298,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
             read_verifier(config.scoring.verifier)
         except ConfigError as error:
             raise ConfigError(f"field 'scoring.verifier': {error}") from None
-    judge_profile = profile_for((config.judge or config.llm).model)
-    classifiers = judge_profile.safety or config.scoring.safety_classifiers
-    if config.scoring.judges and config.scoring.safety_judges == "profile" and classifiers:
-        for persona in personas:
-            try:
-                check_language(persona.language)
-            except ConfigError as error:
-                raise ConfigError(
-                    f"persona '{persona.id}': {error}; set scoring: {{safety_judges: llm}} to judge them "
-                    "with the LLM (not validated)"
-                ) from None
+    check_safety_languages(config, personas)
     for name, path in config.scoring.safety_classifiers.items():
         try:
             read_classifier(path, SAFETY_JUDGES[name])
