@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import Field
@@ -55,6 +55,38 @@ def threshold_fit(column: int = 0) -> Fit:
         return Predictor(lambda rows: rows[:, column], best_threshold(x[:, column], y))
 
     return fit
+
+
+class LogisticModel(Record):
+    """Standardise, then a logistic regression (Cox, 1958): the fitted state of the support
+    verifier and the safety classifiers, kept as JSON (no pickle)."""
+
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        z = (x - np.array(self.mean)) / np.array(self.scale)
+        return 1 / (1 + np.exp(-(z @ np.array(self.coef) + self.intercept)))
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, c: float, max_iter: int) -> dict[str, Any]:
+    """``LogisticModel``'s fields fitted on rows ``x`` and labels ``y``: features standardised (a
+    constant one left as it is), classes weighted to balance, inverse regularisation ``c``."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(x)
+    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
+    model = LogisticRegression(C=c, class_weight="balanced", max_iter=max_iter)
+    model.fit((x - scaler.mean_) / scale, y)
+    return {
+        "mean": scaler.mean_.tolist(),
+        "scale": scale.tolist(),
+        "coef": model.coef_[0].tolist(),
+        "intercept": float(model.intercept_[0]),
+    }
 
 
 class Agreement(Record):

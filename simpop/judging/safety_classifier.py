@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
-from simpop.judging.crossval import Predictor, best_threshold
+from simpop.judging.crossval import LogisticModel, Predictor, best_threshold, fit_logistic
 from simpop.judging.profile import JudgeProfile
 from simpop.judging.safety_cues import FEATURES as CUES
 from simpop.judging.safety_cues import PROTOTYPES, cue_features
@@ -49,27 +49,19 @@ class HeldOut(Record):
     accuracy: float
 
 
-class SafetyClassifierModel(Record):
+class SafetyClassifierModel(LogisticModel):
     """A fitted safety judge: standardise, then a logistic regression."""
 
     verdict: str = Field(description="the verdict it decides (urges_urgent_help, refused, ...)")
     language: str = "en"
     blocks: list[str] = Field(description="feature blocks: cues, prototypes (similarities), embedding")
     features: list[str] = Field(description="the feature columns, block by block")
-    mean: list[float]
-    scale: list[float]
-    coef: list[float]
-    intercept: float
     c: float = Field(description="inverse regularisation strength it was fitted with")
     threshold: float = Field(description="verdict yes when P ≥ threshold")
     trained_on: str = Field(description="the labelled data it was fitted on")
     data_sha256: str = Field(description="hash of the labelled items it was fitted on")
     items: int
     held_out: HeldOut | None = Field(None, description="agreement on a split it never saw")
-
-    def probability(self, x: np.ndarray) -> np.ndarray:
-        z = (x - np.array(self.mean)) / np.array(self.scale)
-        return 1 / (1 + np.exp(-(z @ np.array(self.coef) + self.intercept)))
 
 
 def feature_names(blocks: Sequence[str]) -> list[str]:
@@ -138,21 +130,11 @@ def fit_classifier(
 ) -> SafetyClassifierModel:
     """Fit on rows ``x`` and labels ``y`` (1 yes); the threshold is ``threshold`` where given
     (e.g. chosen out of fold), else the one with the best kappa on these same rows."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
-
-    scaler = StandardScaler().fit(x)
-    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    z = (x - scaler.mean_) / scale
-    model = LogisticRegression(C=c, class_weight="balanced", max_iter=2000).fit(z, y)
     fitted = SafetyClassifierModel(
+        **fit_logistic(x, y, c=c, max_iter=2000),
         verdict=verdict,
         blocks=[b for b in BLOCKS if b in blocks],
         features=feature_names(blocks),
-        mean=scaler.mean_.tolist(),
-        scale=scale.tolist(),
-        coef=model.coef_[0].tolist(),
-        intercept=float(model.intercept_[0]),
         c=c,
         threshold=0.5,
         trained_on=trained_on,

@@ -11,47 +11,28 @@ from pydantic import Field, ValidationError
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
-from simpop.judging.crossval import Predictor, best_threshold
+from simpop.judging.crossval import LogisticModel, Predictor, best_threshold, fit_logistic
 from simpop.judging.features import FEATURES, feature_row
 from simpop.judging.profile import JudgeProfile
-from simpop.models import Record
 from simpop.textfiles import read_text
 
 
-class VerifierModel(Record):
+class VerifierModel(LogisticModel):
     """A fitted verifier: standardise, then a logistic regression."""
 
     features: list[str]
-    mean: list[float]
-    scale: list[float]
-    coef: list[float]
-    intercept: float
     threshold: float = Field(description="verdict 'supported' when P ≥ threshold")
     trained_on: str = Field(description="the labelled data it was fitted on")
     judge_model: str = Field(description="the judge whose P(yes) it was fitted with")
     items: int
 
-    def probability(self, x: np.ndarray) -> np.ndarray:
-        z = (x - np.array(self.mean)) / np.array(self.scale)
-        return 1 / (1 + np.exp(-(z @ np.array(self.coef) + self.intercept)))
-
 
 def fit_verifier(x: np.ndarray, y: np.ndarray, trained_on: str, judge_model: str) -> VerifierModel:
     """Fit the verifier on features ``x`` (``FEATURES`` columns) and labels ``y`` (1 supported);
     its threshold is the one with the best kappa on these same items."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.preprocessing import StandardScaler
-
-    scaler = StandardScaler().fit(x)
-    scale = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)
-    z = (x - scaler.mean_) / scale
-    model = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000).fit(z, y)
     fitted = VerifierModel(
+        **fit_logistic(x, y, c=1.0, max_iter=1000),
         features=list(FEATURES),
-        mean=scaler.mean_.tolist(),
-        scale=scale.tolist(),
-        coef=model.coef_[0].tolist(),
-        intercept=float(model.intercept_[0]),
         threshold=0.5,
         trained_on=trained_on,
         judge_model=judge_model,
