@@ -8,6 +8,15 @@ import pytest
 from helpers import ROOT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# the tests that run the real embedded LLM use every core: one worker runs them one at a time
+# while the others run the rest (pytest-xdist, --dist loadgroup)
+REAL_LLM = ("test_integration", "test_local_model")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("integration") or item.module.__name__ in REAL_LLM:
+            item.add_marker(pytest.mark.xdist_group("real-llm"))
 
 
 @pytest.fixture(autouse=True, scope="session")

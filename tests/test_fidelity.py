@@ -94,6 +94,17 @@ def test_check_group_marks_drifted_meaning_invalid(embedder):
     assert unbound[2].valid  # scenarios that write new questions are not held to the seed
 
 
+def test_check_group_marks_a_copy_of_the_catalogue_phrase_invalid(embedder):
+    texts = ["Can you describe Kidney Stones in Adults?", "What are kidney stones, and why do I get them?"]
+    checks = check_group(
+        texts, "What is (are) Kidney Stones in Adults ?", embedder, None, catalogue="Kidney Stones in Adults"
+    )
+    assert (
+        not checks[0].valid and checks[0].reason == "copies the catalogue's wording 'Kidney Stones in Adults'"
+    )
+    assert checks[1].valid
+
+
 def _persona(pid: str, literacy: str) -> Persona:
     return Persona(id=pid, name=pid, vignette="v", health_literacy=literacy, language_level="native")
 

@@ -35,6 +35,8 @@ def test_fidelity_beside_real_messages_and_the_threshold_sweep(project):
     shown = simpop("fidelity", str(run), "--real", str(real), cwd=project)
     assert shown.returncode == 0, shown.stderr
     assert "typical-adult" in shown.stdout and "real: real.jsonl" in shown.stdout
+    # the realism tests: too few real messages (2) for the classifier, the lexical figures beside them
+    assert "told apart from real messages? · real.jsonl" in shown.stdout and "whole run" in shown.stdout
     # the real reference: 10 and 8 words, both with a story, one without a question mark
     summary = json.loads((run / "summary.json").read_text())
     assert summary["fidelity"]["reference_name"] == "MeQSum"  # the run itself compares with MeQSum

@@ -3,11 +3,14 @@ messages on average."""
 
 from __future__ import annotations
 
+import re
 import statistics
+from pathlib import Path
 
+from simpop.config import load_personas
 from simpop.models import MessageStyle, Persona
 from simpop.population.message_shape import message_shape
-from simpop.population.message_style import compose, register, style_of
+from simpop.population.message_style import compose, register, stated_age, style_of
 
 
 def _persona(literacy: str = "medium", level: str = "native", **style: float) -> Persona:
@@ -65,3 +68,22 @@ def test_shares_follow_the_style():
     texts = [compose("How is glaucoma treated?", plain, "Glaucoma", s)[0] for s in range(50)]
     assert not any("?" in t for t in texts)
     assert statistics.median(len(t.split()) for t in texts) < 12
+
+
+def test_ages_relatives_and_channel_fit_the_persona():
+    personas = {p.id: p for p in load_personas(Path(__file__).parent.parent / "personas")}
+    margaret = personas["older-phone"]  # 81, on the clinic's voice line
+    assert stated_age(margaret) == 81 and stated_age(personas["high-literacy"]) == 52
+    assert stated_age(personas["typical-adult"]) is None
+    own_age = re.compile(r"\b(?:i am|i'm|im|i have)\s+(\d{2})\b", re.IGNORECASE)
+    relative_age = re.compile(r"\bmy (\w+)(?:,)? (?:who )?is (\d+)\b", re.IGNORECASE)
+    styled = margaret.model_copy(update={"style": MessageStyle(story=1.0, detail=1.0, background=1.0)})
+    ages, relatives = set(), set()
+    for seed in range(300):
+        message, _ = compose("What is glaucoma?", styled, "Glaucoma", seed)
+        assert not re.search(r"\bwrit(?:e|ing)\b", message, re.IGNORECASE), message
+        ages |= {int(a) for a in own_age.findall(message)}
+        relatives |= {(r.lower(), int(a)) for r, a in relative_age.findall(message)}
+    assert ages == {81}
+    assert relatives and not {r for r, _ in relatives} & {"mother", "father", "mum", "dad", "grandmother"}
+    assert all(1 <= a <= 100 for _, a in relatives)

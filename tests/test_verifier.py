@@ -163,6 +163,35 @@ def test_judge_train_round_trip(tmp_path):
     assert saved["coef"][FEATURES.index("judge_p")] > 0
 
 
+def test_judge_train_on_two_files_measures_each_and_how_far_the_fit_carries(tmp_path):
+    first = ["answer,context,supported"]
+    second = ["id,claim,evidence,supported"]  # a claim-evidence file, read without --column
+    for i in range(20):
+        word = f"fact{i}"
+        first.append(
+            f"{word},Context {i % 6} mentions {word if i % 3 else 'nothing'} here.,{'yes' if i % 3 else 'no'}"
+        )
+        second.append(
+            f"c{i},{word},Evidence {i % 5} is about {word if i % 2 else 'else'}.,{'yes' if i % 2 else 'no'}"
+        )
+    (tmp_path / "a.csv").write_text("\n".join(first) + "\n", encoding="utf-8")
+    (tmp_path / "b.csv").write_text("\n".join(second) + "\n", encoding="utf-8")
+    with FakeOpenAIServer(default=_judge) as llm:
+        env = {"SIMPOP_LLM_BASE_URL": llm.base_url, "SIMPOP_LLM_MODEL": "fake-judge", "COLUMNS": "250"}
+        result = simpop(
+            "judge", "train", "a.csv", "b.csv", "-o", "v.json", "--no-cache", cwd=tmp_path, env=env
+        )
+    assert result.returncode == 0, result.stderr
+    for row in (
+        "fake-judge + verifier · a.csv",
+        "fake-judge + verifier · b.csv",
+        "fitted on the others · b.csv",
+    ):
+        assert row in result.stdout
+    model = read_verifier(tmp_path / "v.json")
+    assert model.items == 40 and "a.csv, b.csv" in model.trained_on
+
+
 def test_judge_train_errors_are_one_line(tmp_path):
     labels = tmp_path / "few.csv"
     labels.write_text("answer,context,supported\na,c1,yes\nb,c1,no\nc,c2,yes\n", encoding="utf-8")

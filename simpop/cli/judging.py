@@ -252,7 +252,7 @@ def judge() -> None:
 
 
 @judge.command("train")
-@click.argument("labels", type=click.Path(path_type=Path))
+@click.argument("labels", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--judge",
     "which",
@@ -281,7 +281,7 @@ def judge() -> None:
 )
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 def judge_train(
-    labels: Path,
+    labels: tuple[Path, ...],
     which: str,
     config_file: Path | None,
     label: str,
@@ -290,19 +290,24 @@ def judge_train(
     no_cache: bool,
 ) -> None:
     """Fit the support verifier on LABELS: statements, the context each should rest on, and a
-    yes/no 'supported' label (CSV or JSONL; K-QA's NLI file as it is); with --judge NAME a safety
-    judge's classifier on messages, answers and a yes/no label (or on simpop's corpus folder)."""
+    yes/no 'supported' label (CSV or JSONL; K-QA's NLI file and claim–evidence files as they are;
+    several files: fitted on all, measured on each); with --judge NAME a safety judge's
+    classifier on messages, answers and a yes/no label (or on simpop's corpus folder)."""
     from simpop.calibration.workflow import parse_columns
     from simpop.run.judge_training import train_verifier
 
     llm, embedding = config_models(config_file)
     if which in SAFETY_CHOICES:
-        safety_train(which, labels, llm, embedding, parse_columns(columns), output or Path(f"{which}.json"))
+        if len(labels) > 1:
+            raise click.UsageError("a safety judge is fitted on one label file (or the corpus folder)")
+        safety_train(
+            which, labels[0], llm, embedding, parse_columns(columns), output or Path(f"{which}.json")
+        )
         return
     output = output or Path("verifier.json")
     model, rows = asyncio.run(
         train_verifier(
-            labels,
+            list(labels),
             llm,
             embedding,
             label,
@@ -311,8 +316,13 @@ def judge_train(
             progress=progress_bars(),
         )
     )
-    console.print(agreement_table(f"judge {llm.model} vs {labels} (out of fold)", rows))
+    console.print(agreement_table(f"judge {llm.model} vs {', '.join(map(str, labels))} (out of fold)", rows))
     console.print(FOOTNOTE.format(folds=rows[0].folds))
+    if len(labels) > 1:
+        console.print(
+            "[dim]Per file: the rows with '· FILE' score that file's statements; 'fitted on the others' "
+            "was fitted (threshold included) on the other files only, and shows how far it carries.[/]"
+        )
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(model.model_dump_json(indent=2) + "\n", encoding="utf-8")
     console.print(

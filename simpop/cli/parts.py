@@ -16,6 +16,7 @@ from simpop.cli.tables import (
     fmt,
     one_answer_warnings,
     realism_table,
+    separability_table,
     usage_line,
 )
 from simpop.config import apply_llm_env, load_personas
@@ -199,5 +200,20 @@ def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
         "mark; 2+ ?: two or more questions; grade: Flesch-Kincaid; CEFR: estimated level; slips: "
         "learner grammar slips per 100 words; * meant to be typical"
     )
-    for warning in summary.warnings:
+    from simpop.population.fidelity_summary import persona_texts
+    from simpop.population.realism import real_messages
+    from simpop.population.separability import realism_tests
+
+    texts = persona_texts(personas, list(records.probes.values()))
+    tests, warnings = realism_tests(texts, {p.id: p.language for p in personas}, typical, real_messages(real))
+    console.print(
+        separability_table(tests, typical, f"told apart from real messages? · {summary.reference_name}")
+    )
+    console.print(
+        "stock: share of messages holding a sentence that stands verbatim in 3+ messages of the run; "
+        "AUC: a logistic regression telling them from real ones on function words and shape alone, out of "
+        "fold (0.5: cannot; 1.0: always; 95% interval); distinct-1/2 and self-BLEU beside as many real "
+        "messages (real in brackets)"
+    )
+    for warning in summary.warnings + warnings:
         console.print(f"[yellow]warning[/] {warning}")

@@ -17,6 +17,7 @@ from simpop.models import (
     LabelTable,
     LLMUsage,
     RunSummary,
+    Separability,
     TopicStrata,
 )
 
@@ -221,6 +222,34 @@ def realism_table(fidelity: FidelitySummary, typical: set[str], title: str) -> T
             fmt(shapes.reading_grade, 1),
             _level(shapes.language_level),
             fmt(shapes.slips_per_100_words, 1),
+        )
+    return table
+
+
+def separability_table(tests: dict[str, Separability], typical: set[str], title: str) -> Table:
+    """Per persona (* meant to be typical) and for the whole run: stock sentences, the
+    two-sample classifier's AUC, distinct-n and self-BLEU beside real messages."""
+    table = FittedTable(title=title)
+    for column in ("persona", "n", "stock", "AUC", "distinct-1", "distinct-2", "self-BLEU"):
+        table.add_column(
+            column, justify="left" if column == "persona" else "right", no_wrap=column == "persona"
+        )
+
+    def beside(mine: float | None, real: float | None) -> str:
+        return f"{fmt(mine, 2)} [dim]({fmt(real, 2)})[/]"
+
+    for pid, test in tests.items():
+        auc = fmt(test.auc, 2)
+        if test.auc_interval is not None:
+            auc += f" [dim]({test.auc_interval[0]:.2f}–{test.auc_interval[1]:.2f})[/]"
+        table.add_row(
+            "whole run" if pid == "all" else pid + (" *" if pid in typical else ""),
+            str(test.n),
+            fmt(test.stock_share, 2),
+            auc,
+            beside(test.distinct_1, test.real_distinct_1),
+            beside(test.distinct_2, test.real_distinct_2),
+            beside(test.self_bleu, test.real_self_bleu),
         )
     return table
 

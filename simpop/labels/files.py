@@ -27,6 +27,7 @@ BOOLEAN = {
     "n": "no",
 }
 KQA_COLUMNS = {"claim", "majority_label", "answer"}
+CLAIM_COLUMNS = {"claim", "evidence", "supported"}
 
 
 class LabelScale(Record):
@@ -140,11 +141,18 @@ def is_kqa_nli(rows: list[dict[str, object]]) -> bool:
     return bool(rows) and KQA_COLUMNS <= set(rows[0])
 
 
+def is_claim_evidence(rows: list[dict[str, object]]) -> bool:
+    """A fact-checking file of claims, their evidence and a yes/no ``supported`` (Check-COVID)."""
+    return bool(rows) and CLAIM_COLUMNS <= set(rows[0])
+
+
 def load_label_file(path: Path, columns: dict[str, str] | None = None) -> list[LabelledItem]:
     """The items of a CSV (comma, semicolon or tab) or JSONL label file. ``columns`` maps the
     roles id / question / answer / context to other column names. K-QA's NLI file is read as:
     the physician's statement (``claim``) is the answer to score, the chatbot answer its
-    context, and ``supported`` (majority entailment) a binary label beside the NLI labels."""
+    context, and ``supported`` (majority entailment) a binary label beside the NLI labels; a
+    claim–evidence file (``claim``, ``evidence``, ``supported``) as: the claim is the answer to
+    score, its evidence the context."""
     file = path
     if path.is_dir():
         found = sorted(path.glob("*.csv")) + sorted(path.glob("*.jsonl"))
@@ -165,6 +173,8 @@ def load_label_file(path: Path, columns: dict[str, str] | None = None) -> list[L
     kqa = not roles and is_kqa_nli(rows)
     if kqa:
         roles = {"question": "question", "answer": "claim", "context": "answer"}
+    elif not roles and is_claim_evidence(rows):
+        roles = {"answer": "claim", "context": "evidence"}
     for role, name in roles.items():
         if rows and name not in rows[0]:
             raise ConfigError(f"{file}: no column '{name}' (for {role}; columns: {', '.join(rows[0])})")

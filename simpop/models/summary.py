@@ -108,6 +108,30 @@ class MessageShapes(Record):
     in_language: float | None = Field(None, description="share of messages in the expected language")
 
 
+class StockSentence(Record):
+    """A sentence that stands verbatim in several simulated messages."""
+
+    sentence: str
+    messages: int
+    share: float = Field(description="of the messages measured")
+
+
+class Separability(Record):
+    """How far simulated messages can be told from real ones (``population/separability.py``)."""
+
+    n: int
+    stock_share: float | None = Field(description="share holding a sentence found in 3+ messages of the run")
+    stock: list[StockSentence] = Field(description="the most widespread of those sentences")
+    auc: float | None = Field(description="out-of-fold AUC telling them from real ones on style alone")
+    auc_interval: tuple[float, float] | None
+    distinct_1: float | None
+    distinct_2: float | None
+    real_distinct_1: float | None = Field(description="the same for as many real messages")
+    real_distinct_2: float | None
+    self_bleu: float | None
+    real_self_bleu: float | None
+
+
 class FidelitySummary(Record):
     """The persona fidelity section of a run summary, with its warnings."""
 

@@ -17,6 +17,7 @@ from rapidfuzz.distance import LCSseq
 from simpop.embed import Embedder
 from simpop.lookup_cache import cached_table
 from simpop.models import Fidelity
+from simpop.population.people_words import copies_phrase
 
 NEAR_DUPLICATE = 90.0  # rapidfuzz ratio (0-100) at or above which two questions are one
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
@@ -184,10 +185,12 @@ def check_group(
     persona: str = "",
     meaning: Callable[[list[str]], list[str | None]] | None = None,
     one_question: bool = False,
+    catalogue: str | None = None,
 ) -> list[Fidelity | None]:
     """Fidelity of each question of one group. Invalid: a question that does not ask its
     seed's question (``meaning`` gives the reason; below ``min_similarity``, for probes that
-    must keep it), or that has a ``flaw``."""
+    must keep it), that has a ``flaw``, or that copies the ``catalogue`` phrase of its topic
+    (one the persona would not use)."""
     similarities: list[float | None] = [None] * len(texts)
     present = [i for i, t in enumerate(texts) if t]
     if seed_text and present:
@@ -205,6 +208,8 @@ def check_group(
             result.append(None)
             continue
         reason = flaw(text, examples, prompt, persona, one_question)
+        if reason is None and catalogue and copies_phrase(text, catalogue):
+            reason = f"copies the catalogue's wording '{catalogue}'"
         if reason is None and drifted:
             reason = f"meaning drifted: {drifted}"
         if (

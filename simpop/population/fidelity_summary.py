@@ -108,6 +108,15 @@ def usable_texts(probes: list[Written]) -> list[str]:
     return [p.text or "" for p in (wrapped or kept)]
 
 
+def persona_texts(personas: list[Persona], probes: Iterable[Probe]) -> dict[str, list[str]]:
+    """Per persona, the messages ``usable_texts`` keeps."""
+    by_persona: dict[str, list[Written]] = {p.id: [] for p in personas}
+    for probe in probes:
+        if probe.persona_id in by_persona:
+            by_persona[probe.persona_id].append(Written.of(probe))
+    return {pid: usable_texts(written) for pid, written in by_persona.items()}
+
+
 def _mean(values: list[float]) -> float | None:
     return round(statistics.fmean(values), 3) if values else None
 

@@ -10,6 +10,7 @@ import random
 import re
 
 from simpop.models import MessageStyle, Persona
+from simpop.population.people_words import spoken_topic
 from simpop.prompts import load_prompt_data
 
 LEARNER_LEVELS = ("A1", "A2", "B1")
@@ -55,28 +56,69 @@ def frames() -> dict:
     return load_prompt_data("stories")[0]
 
 
-def _fill(frame: str, rng: random.Random, topic: str | None, question: str = "") -> str:
+_STATED_AGE = re.compile(
+    r"\b(\d{2})(?:-year-old|\s+years?\s+old|-years-old)\b|\baged\s+(\d{2})\b", re.IGNORECASE
+)
+# a relative's age against the patient's: (kind, youngest, oldest difference)
+_RELATIVE_AGE = {
+    "mother": (25, 35), "father": (25, 38), "mum": (25, 35), "dad": (25, 38), "grandmother": (45, 60),
+    "aunt": (12, 25), "wife": (-6, 4), "husband": (-4, 6), "sister": (-8, 8), "brother": (-8, 8),
+    "daughter": (-35, -22), "son": (-35, -22),
+}  # fmt: skip
+
+
+def stated_age(persona: Persona) -> int | None:
+    """The age the persona's vignette gives ("a 52-year-old", "81 years old"), if any."""
+    match = _STATED_AGE.search(persona.vignette)
+    return int(match.group(1) or match.group(2)) if match else None
+
+
+def _fill(frame: str, rng: random.Random, topic: str | None, persona: Persona, question: str = "") -> str:
+    """A frame filled in: ages that fit the persona's (and one another), a relative the
+    persona can have at that age."""
     data = frames()
-    relative = rng.choice(data["relatives"])
+    own = stated_age(persona)
+    age = own if own is not None else rng.choice(data["ages"])
+    possible = [
+        r
+        for r in data["relatives"]
+        if r not in _RELATIVE_AGE or 1 <= age + _RELATIVE_AGE[r][1] and age + _RELATIVE_AGE[r][0] <= 100
+    ]
+    relative = rng.choice(possible)
+    low, high = _RELATIVE_AGE.get(relative, (-10, 10))
+    relative_age = min(100, max(1, age + rng.randint(low, high)))
     return frame.format(
-        topic=(topic or "").lower(),
+        topic=spoken_topic(topic) if topic else "",
         relative=relative,
-        age=rng.choice(data["ages"]),
+        age=age,
+        relative_age=relative_age,
         time=rng.choice(data["times"]),
         time_since=rng.choice(data["times_since"]),
         question=question,
     )
 
 
+def _channel(options: list[str], persona: Persona) -> list[str]:
+    """Frames that fit how the persona reaches the bot: no writing on a voice line."""
+    if "voice" not in persona.tags:
+        return options
+    return [o for o in options if not re.search(r"\b(?:write|writing|email)\b", o, re.IGNORECASE)] or options
+
+
 NOT_YET = ("prevention", "susceptibility", "diagnosis", "symptoms", "causes", "frequency")
 
 
 def _story(
-    rng: random.Random, options: dict[str, list[str]], topic: str | None, aspect: str | None, naming: bool
+    rng: random.Random,
+    options: dict[str, list[str]],
+    topic: str | None,
+    aspect: str | None,
+    naming: bool,
+    persona: Persona,
 ) -> str:
     """A story frame: one where the patient has the topic only for questions someone who has
     it asks (not how to prevent, get or find it); one that names the topic when ``naming``."""
-    frames_ = list(options["any"])
+    frames_ = _channel(list(options["any"]), persona)
     if aspect not in NOT_YET:
         frames_ += options.get("has", [])
     named = [f for f in frames_ if "{topic}" in f] if naming and topic else []
@@ -86,12 +128,12 @@ def _story(
 _ASKS_ALREADY = re.compile(r"^(?:can|could|would|will|please)\b.*\b(?:tell|explain|help)\b", re.IGNORECASE)
 
 
-def _without_mark(question: str, rng: random.Random, kind: str) -> str:
+def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona) -> str:
     bare = question.rstrip().rstrip("?").rstrip()
     if rng.random() < 0.5 or _ASKS_ALREADY.match(bare):
         return bare
     lowered = bare[:1].lower() + bare[1:]
-    return _fill(rng.choice(frames()["statement"][kind]), rng, None, lowered)
+    return _fill(rng.choice(frames()["statement"][kind]), rng, None, persona, lowered)
 
 
 def compose(
@@ -115,14 +157,15 @@ def compose(
         parts.append(rng.choice(data["greeting"][kind]))
     if rng.random() < (style.story or 0) or story_needed:
         about = "relative" if rng.random() < (style.relative or 0) else "own"
-        parts.append(_fill(_story(rng, data[about][kind], topic, aspect, story_needed), rng, topic))
+        story = _story(rng, data[about][kind], topic, aspect, story_needed, persona)
+        parts.append(_fill(story, rng, topic, persona))
         if rng.random() < (style.detail or 0):
-            parts.append(_fill(rng.choice(data["detail"][kind]), rng, topic))
+            parts.append(_fill(rng.choice(_channel(data["detail"][kind], persona)), rng, topic, persona))
         if rng.random() < (style.background or 0):
-            parts.append(rng.choice(data["background"][kind]))
+            parts.append(rng.choice(_channel(data["background"][kind], persona)))
     asked = question.strip()
     if rng.random() < (style.no_question_mark or 0):
-        asked = _without_mark(asked, rng, kind)
+        asked = _without_mark(asked, rng, kind, persona)
     parts.append(asked)
     if second and rng.random() < (style.second_question or 0):
         parts.append(second.strip())
@@ -130,5 +173,5 @@ def compose(
         parts.append(rng.choice(data["closing"][kind]))
     subject = None
     if topic and rng.random() < (style.subject or 0):
-        subject = _fill(rng.choice(data["subjects"]), rng, topic)
+        subject = _fill(rng.choice(data["subjects"]), rng, topic, persona)
     return " ".join(p for p in parts if p), subject

@@ -17,6 +17,7 @@ from simpop.errors import ConfigError
 from simpop.llm import LLMClient
 from simpop.models import Domain, Persona, Scenario, Urgency
 from simpop.population.fidelity import split_sentences
+from simpop.population.people_words import in_peoples_words
 from simpop.prompts import load_prompt, load_prompt_data
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian"}
@@ -70,8 +71,9 @@ class ProbeSource:
 
     @property
     def shown_questions(self) -> list[str]:
-        """The seed questions as the patient reads them in the prompt."""
-        return [readable(q) for q in self.questions]
+        """The seed questions as the patient reads them in the prompt: as a leaflet prints them,
+        the topic in a person's words."""
+        return [in_peoples_words(readable(q), self.topic) for q in self.questions]
 
     @property
     def seed_text(self) -> str | None:

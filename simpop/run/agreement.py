@@ -157,7 +157,7 @@ async def judge_probabilities(
     for index, (context, _) in enumerate(pairs):
         by_context[context].append(index)
     found: list[float | None] = [None] * len(pairs)
-    task = progress.add_task("judge statements", total=len(by_context)) if progress else None
+    task = progress.add_task("judge statements", total=len(pairs)) if progress else None
     for context, indices in by_context.items():
         try:
             verdicts = await support_verdicts(judge, context, [pairs[i][1] for i in indices])
@@ -166,7 +166,7 @@ async def judge_probabilities(
         except LLMError:
             pass  # these stay None: counted as judge errors
         if progress is not None and task is not None:
-            progress.advance(task)
+            progress.advance(task, len(indices))
     return found
 
 

@@ -26,6 +26,7 @@ from simpop.population.fidelity import (
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
 from simpop.population.message_style import STORIES_LANGUAGE, compose
 from simpop.population.noise import apply_noise, lexicon, noise_label
+from simpop.population.people_words import would_not_say
 from simpop.population.probes import (
     MAX_MESSAGE_CHARS,
     MAX_QUESTION_CHARS,
@@ -206,6 +207,7 @@ async def generate_probes(
             prompt=prompt_text.replace(source.shown_questions[0], " ") if source.questions else prompt_text,
             persona=persona.vignette,
             one_question=one_question,
+            catalogue=would_not_say(source.topic, persona),
         )
 
         async def checked(texts: list[str | None]) -> list[Fidelity | None]:

@@ -14,7 +14,7 @@ from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.crossval import Agreement, agreement, out_of_fold, threshold_fit
 from simpop.judging.verifier import VerifierModel, feature_matrix, fit_verifier, verifier_fit
-from simpop.labels.files import load_label_file, read_scale
+from simpop.labels.files import LabelledItem, load_label_file, read_scale
 from simpop.llm import open_llm
 from simpop.metrics.judge import Judge
 from simpop.models import EmbeddingConfig, LLMConfig
@@ -25,7 +25,7 @@ MIN_CONTEXTS = 5  # grouped 5-fold cross-validation needs a context per fold at 
 
 
 async def train_verifier(
-    labels: Path,
+    files: list[Path],
     config: LLMConfig,
     embedding: EmbeddingConfig,
     label: str = "supported",
@@ -33,43 +33,86 @@ async def train_verifier(
     use_cache: bool = True,
     progress: Progress | None = None,
 ) -> tuple[VerifierModel, list[Agreement]]:
-    """The verifier fitted on every labelled statement of ``labels`` (the ``answer`` column is
+    """The verifier fitted on every labelled statement of ``files`` (the ``answer`` column is
     the statement, ``context`` what it should rest on), and the out-of-fold agreement of the
-    judge alone and of the verifier, folds grouped by context."""
-    items = load_label_file(labels, columns)
-    scale, carrying, y_levels = read_scale(items, label)
-    if len(scale.levels) != 2:
-        raise ConfigError(f"{labels}, label '{label}': a verifier needs yes/no labels, found {scale.levels}")
-    empty = next((i for i in carrying if not i.answer.strip() or not i.context.strip()), None)
-    if empty is not None:
-        raise ConfigError(f"{labels}, item {empty.id}: a statement (answer) and its context are both needed")
-    groups = [i.context for i in carrying]
-    if len(set(groups)) < MIN_CONTEXTS:
-        raise ConfigError(
-            f"{labels}: {len(set(groups))} distinct contexts; grouped cross-validation needs {MIN_CONTEXTS}"
-        )
-    y = np.array(y_levels, dtype=int)
+    judge alone and of the verifier, folds grouped by context. With several files, each file's
+    figures apart: out of fold on all of them, and fitted on the other files only (transfer)."""
+    items, sources = [], []
+    for file in files:
+        found = labelled_statements(file, label, columns)
+        items += found
+        sources += [file.name] * len(found)
+    groups = [f"{source}\n{i.context}" for source, (i, _) in zip(sources, items, strict=True)]
+    y = np.array([yes for _, yes in items], dtype=int)
     embedder = Embedder(embedding)
     llm = open_llm(config, use_cache=use_cache)
     try:
         with progress if progress is not None else nullcontext():
             found = await judge_probabilities(
-                Judge(llm, model=config.model), [(i.context, i.answer) for i in carrying], progress
+                Judge(llm, model=config.model), [(i.context, i.answer) for i, _ in items], progress
             )
         judge_p = [0.5 if p is None else p for p in found]
         x = feature_matrix(
-            embedder, [(split_sentences(i.context), i.context, i.answer) for i in carrying], judge_p
+            embedder, [(split_sentences(i.context), i.context, i.answer) for i, _ in items], judge_p
         )
     finally:
         await llm.aclose()
         llm.endpoint.close()
         embedder.close()
+    names = list(dict.fromkeys(sources))
     rows = []
     for name, fit in (
         (f"{config.model} P(yes)", threshold_fit(0)),
         (f"{config.model} + verifier", verifier_fit),
     ):
         p, verdict, thresholds = out_of_fold(x, y, groups, fit)
-        rows.append(agreement(name, y, p, verdict, groups, thresholds))
-    where = f"{labels.name}: {len(y)} statements on {len(set(groups))} contexts, judge {config.model}"
+        if len(names) == 1:
+            rows.append(agreement(name, y, p, verdict, groups, thresholds))
+            continue
+        for source in names:
+            mine = np.array([s == source for s in sources])
+            rows.append(
+                agreement(
+                    f"{name} · {source}", y[mine], p[mine], verdict[mine], _pick(groups, mine), thresholds
+                )
+            )
+    for source in names if len(names) > 1 else []:
+        mine = np.array([s == source for s in sources])
+        predict = verifier_fit(x[~mine], y[~mine])
+        p, verdict = predict(x[mine])
+        rows.append(
+            agreement(
+                f"{config.model} + verifier fitted on the others · {source}",
+                y[mine],
+                p,
+                verdict,
+                _pick(groups, mine),
+                [predict.threshold],
+            )
+        )
+    where = f"{', '.join(names)}: {len(y)} statements on {len(set(groups))} contexts, judge {config.model}"
     return fit_verifier(x, y, where, config.model), rows
+
+
+def _pick(values: list[str], mask: np.ndarray) -> list[str]:
+    return [v for v, keep in zip(values, mask, strict=True) if keep]
+
+
+def labelled_statements(
+    file: Path, label: str, columns: dict[str, str] | None
+) -> list[tuple[LabelledItem, bool]]:
+    """The statements of one label file with their yes/no ``label``, checked for what a grouped
+    cross-validation needs."""
+    items = load_label_file(file, columns)
+    scale, carrying, y_levels = read_scale(items, label)
+    if len(scale.levels) != 2:
+        raise ConfigError(f"{file}, label '{label}': a verifier needs yes/no labels, found {scale.levels}")
+    empty = next((i for i in carrying if not i.answer.strip() or not i.context.strip()), None)
+    if empty is not None:
+        raise ConfigError(f"{file}, item {empty.id}: a statement (answer) and its context are both needed")
+    contexts = len({i.context for i in carrying})
+    if contexts < MIN_CONTEXTS:
+        raise ConfigError(
+            f"{file}: {contexts} distinct contexts; grouped cross-validation needs {MIN_CONTEXTS}"
+        )
+    return [(i, bool(level)) for i, level in zip(carrying, y_levels, strict=True)]
