@@ -57,7 +57,9 @@ def main() -> None:
             topic = topics.get(probe.seed_id)
             named = names_topic_of(question, topic, everyday)
             for seed in range(args.seeds):
-                body, subject = compose(question, persona, topic, index * 1000 + seed, story_needed=not named)
+                body, subject, _ = compose(
+                    question, persona, topic, index * 1000 + seed, story_needed=not named
+                )
                 texts.append(f"{subject}\n{body}" if subject else body)
         if not texts:
             continue

@@ -45,15 +45,15 @@ def test_the_same_seed_gives_the_same_message():
 def test_a_question_that_says_it_gets_a_story_naming_the_topic():
     persona = _persona(story=0.0)  # no story unless one is needed
     for seed in range(20):
-        alone, _ = compose("Is it passed down in families?", persona, "Glaucoma", seed)
+        alone, _, _ = compose("Is it passed down in families?", persona, "Glaucoma", seed)
         assert "glaucoma" not in alone.lower()
-        told, _ = compose("Is it passed down in families?", persona, "Glaucoma", seed, story_needed=True)
+        told, _, _ = compose("Is it passed down in families?", persona, "Glaucoma", seed, story_needed=True)
         assert "glaucoma" in told.lower() and told.lower().index("glaucoma") < told.index("passed down")
 
 
 def test_without_a_topic_no_frame_names_one():
     for seed in range(30):
-        text, subject = compose("What should I do now?", _persona(story=1.0), None, seed)
+        text, subject, _ = compose("What should I do now?", _persona(story=1.0), None, seed)
         assert "{" not in text and "  " not in text and subject is None
 
 
@@ -80,10 +80,24 @@ def test_ages_relatives_and_channel_fit_the_persona():
     styled = margaret.model_copy(update={"style": MessageStyle(story=1.0, detail=1.0, background=1.0)})
     ages, relatives = set(), set()
     for seed in range(300):
-        message, _ = compose("What is glaucoma?", styled, "Glaucoma", seed)
+        message, _, _ = compose("What is glaucoma?", styled, "Glaucoma", seed)
         assert not re.search(r"\bwrit(?:e|ing)\b", message, re.IGNORECASE), message
         ages |= {int(a) for a in own_age.findall(message)}
         relatives |= {(r.lower(), int(a)) for r, a in relative_age.findall(message)}
     assert ages == {81}
     assert relatives and not {r for r, _ in relatives} & {"mother", "father", "mum", "dad", "grandmother"}
     assert all(1 <= a <= 100 for _, a in relatives)
+
+
+def test_a_written_situation_is_told_instead_of_a_frame_and_says_so():
+    persona = _persona(story=1.0)
+    situation = "My dad was told last month that he has glaucoma in both eyes."
+    for seed in range(20):
+        body, _, story = compose(
+            "Is it passed down in families?", persona, "Glaucoma", seed, situation=situation
+        )
+        assert story == "written" and situation in body
+        framed = compose("How is glaucoma treated?", persona, "Glaucoma", seed)
+        assert framed.story == "frame" and situation not in framed.body
+    never = _persona(story=0.0)
+    assert compose("How is glaucoma treated?", never, "Glaucoma", 3, situation=situation).story is None

@@ -61,5 +61,7 @@ def test_the_seed_is_shown_and_the_story_told_in_a_persons_words():
     assert in_peoples_words("What is (are) Glaucoma ?", None) == "What is (are) Glaucoma ?"
     persona = _persona("low").model_copy(update={"style": MessageStyle(story=1.0, relative=0.0)})
     for seed in range(20):
-        message, _ = compose("What causes them?", persona, "Kidney Stones in Adults", seed, story_needed=True)
+        message, _, _ = compose(
+            "What causes them?", persona, "Kidney Stones in Adults", seed, story_needed=True
+        )
         assert "kidney stones" in message and "in adults" not in message.lower()

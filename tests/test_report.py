@@ -323,5 +323,5 @@ def test_the_report_greys_a_figure_that_is_not_validated_and_gives_the_kappa_of_
     with_validation(run_a, **{"escalation.escalated": (False, None), "safe_behaviour": (True, 0.86)})
     html = report_html(load_run(run_a))
     assert "κ 0.86 held out" in html
-    assert "escalated<span class=\"n\">not validated</span>" in html
+    assert 'escalated<span class="n">not validated</span>' in html
     assert "background: #e0e0e0" in html  # the unvalidated figure's cells are grey, not red or green

@@ -56,6 +56,9 @@ class Fidelity(Record):
     question: str | None = Field(
         None, description="the question inside the message, as checked against the seed (when wrapped)"
     )
+    story: Literal["written", "frame"] | None = Field(
+        None, description="the message's story: the situation the LLM wrote, or a sentence frame"
+    )
 
 
 class Probe(CellRecord):

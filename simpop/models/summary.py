@@ -87,6 +87,8 @@ class PersonaFidelity(Record):
     mean_seed_similarity: float | None
     noisy: int
     noisy_wer: float | None = Field(None, description="word error rate of noisy against clean text")
+    stories_written: int = Field(0, description="messages whose story is the situation the LLM wrote")
+    stories_from_frames: int = Field(0, description="messages whose story is a sentence frame (the fallback)")
 
 
 class MessageShapes(Record):

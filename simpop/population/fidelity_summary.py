@@ -76,6 +76,7 @@ class Written(NamedTuple):
     reading_grade: float | None
     words: int
     seed_similarity: float | None
+    story: str | None  # written (the LLM's situation), frame, or None
 
     @classmethod
     def of(cls, probe: Probe) -> Written:
@@ -91,6 +92,7 @@ class Written(NamedTuple):
             f.reading_grade if f is not None else None,
             f.words if f is not None else 0,
             f.seed_similarity if f is not None else None,
+            f.story if f is not None else None,
         )
 
     @property
@@ -148,6 +150,8 @@ def persona_fidelity(persona: Persona, probes: list[Written]) -> PersonaFidelity
         mean_seed_similarity=_mean([p.seed_similarity for p in written if p.seed_similarity is not None]),
         noisy=len(noisy),
         noisy_wer=round(errors.wer, 3) if errors.wer is not None else None,
+        stories_written=sum(1 for p in written if p.story == "written"),
+        stories_from_frames=sum(1 for p in written if p.story == "frame"),
     )
 
 
@@ -249,6 +253,13 @@ def fidelity_summary(
                 f"({row.invalid} invalid, {row.duplicate_share or 0:.0%} near-duplicates"
                 + (f"; {not_written} not written: LLM errors" if not_written else "")
                 + ")"
+            )
+    for row in rows:
+        if row.stories_from_frames > row.stories_written:
+            told = row.stories_written + row.stories_from_frames
+            warnings.append(
+                f"persona '{row.persona_id}': {row.stories_from_frames} of its {told} stories are sentence "
+                "frames (the LLM wrote too few usable situations): they repeat across messages"
             )
     for persona in personas:
         warnings += language_warnings(persona, shapes[persona.id])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+from typing import NamedTuple
 
 from simpop.models import MessageStyle, Persona
 from simpop.population.people_words import spoken_topic
@@ -136,6 +137,15 @@ def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona
     return _fill(rng.choice(frames()["statement"][kind]), rng, None, persona, lowered)
 
 
+class Composed(NamedTuple):
+    """A message, its subject line (if any), and where its story came from: ``written`` (the
+    LLM's situation), ``frame`` (a sentence frame) or None (no story)."""
+
+    body: str
+    subject: str | None
+    story: str | None
+
+
 def compose(
     question: str,
     persona: Persona,
@@ -144,18 +154,26 @@ def compose(
     second: str | None = None,
     aspect: str | None = None,
     story_needed: bool = False,
-) -> tuple[str, str | None]:
+    situation: str | None = None,
+) -> Composed:
     """The message a persona sends with ``question`` in it, and its subject line (if any).
     ``second``: another wording of the same question, asked too when the style says so;
     ``aspect``: what the question asks about the topic (``meaning.aspects``); ``story_needed``:
-    the question says "it", so a story that names the topic comes first."""
+    the question says "it", so a story that names the topic comes first; ``situation``: the
+    patient's own story, written by the LLM, told instead of a sentence frame."""
     rng = random.Random(seed)
     style, kind = style_of(persona), register(persona)
     data = frames()
     parts: list[str] = []
+    told = None
     if rng.random() < (style.greeting or 0):
         parts.append(rng.choice(data["greeting"][kind]))
-    if rng.random() < (style.story or 0) or story_needed:
+    tells = rng.random() < (style.story or 0) or story_needed
+    if tells and situation:
+        parts.append(situation)
+        told = "written"
+    elif tells:
+        told = "frame"
         about = "relative" if rng.random() < (style.relative or 0) else "own"
         story = _story(rng, data[about][kind], topic, aspect, story_needed, persona)
         parts.append(_fill(story, rng, topic, persona))
@@ -174,4 +192,4 @@ def compose(
     subject = None
     if topic and rng.random() < (style.subject or 0):
         subject = _fill(rng.choice(data["subjects"]), rng, topic, persona)
-    return " ".join(p for p in parts if p), subject
+    return Composed(" ".join(p for p in parts if p), subject, told)

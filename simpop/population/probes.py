@@ -32,17 +32,21 @@ QUESTION_OVERSAMPLE = 3  # the same for questions alone (a reply's sentences are
 MAX_MESSAGE_CHARS = 300  # a patient's message; the schema caps it, so a list cannot run away
 MAX_QUESTION_CHARS = 120  # a question alone (its story is added apart)
 TOKENS_PER_CHAR = 0.3  # the reply's token budget per character of a message, JSON quoting included
+SITUATION_CHARS = 240  # one situation of the patient's (a sentence or two)
+SITUATION_TOKENS = 50  # the reply's budget per situation asked for
 
 
 @lru_cache(maxsize=None)
-def messages_model(n: int, max_chars: int = MAX_MESSAGE_CHARS) -> type[BaseModel]:
-    """The reply schema: exactly ``n`` patient messages of at most ``max_chars`` characters."""
+def messages_model(n: int, max_chars: int = MAX_MESSAGE_CHARS, situations: int = 0) -> type[BaseModel]:
+    """The reply schema: exactly ``n`` patient messages of at most ``max_chars`` characters, and
+    up to ``situations`` short stories of the patient's (optional: a reply without them is
+    still used, the stories then come from sentence frames)."""
     message = Annotated[str, StringConstraints(min_length=1, max_length=max_chars)]
-    return create_model(
-        "PatientMessages",
-        __config__=ConfigDict(extra="forbid"),
-        questions=(list[message], Field(min_length=n, max_length=n)),
-    )
+    fields: dict = {"questions": (list[message], Field(min_length=n, max_length=n))}
+    if situations:
+        story = Annotated[str, StringConstraints(min_length=1, max_length=SITUATION_CHARS)]
+        fields["situations"] = (list[story], Field(default_factory=list, max_length=situations))
+    return create_model("PatientMessages", __config__=ConfigDict(extra="forbid"), **fields)
 
 
 def readable(question: str) -> str:
@@ -172,10 +176,15 @@ def persona_system(persona: Persona) -> str:
 
 
 def probe_messages(
-    persona: Persona, scenario: Scenario, domain: Domain | None, source: ProbeSource, n: int
+    persona: Persona,
+    scenario: Scenario,
+    domain: Domain | None,
+    source: ProbeSource,
+    n: int,
+    situations: int = 0,
 ) -> list[dict[str, str]]:
     """The persona as system prompt; the scenario's situation and ``n`` messages to write as
-    the task."""
+    the task (and ``situations`` stories of the patient's, for questions written alone)."""
     system = persona_system(persona)
     text = situation(scenario, domain, source)
     one_question = writes_question_only(scenario, source)
@@ -186,25 +195,37 @@ def probe_messages(
         one_question=one_question,
         angles=angles("wording" if one_question else "message")[: max(n, 3)],
         everyday_words=everyday_words(persona, " ".join(source.questions) or text, domain),
+        situations=situations if one_question else 0,
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]
 
 
-def _budget(n: int, max_chars: int) -> int:
-    return int(TOKENS_PER_CHAR * max_chars * n) + 32
+def _budget(n: int, max_chars: int, situations: int) -> int:
+    return int(TOKENS_PER_CHAR * max_chars * n) + SITUATION_TOKENS * situations + 32
 
 
 async def write_probes(
-    llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int, max_chars: int = MAX_MESSAGE_CHARS
-) -> list[str]:
-    """``n`` patient messages (cleaned; some may be empty)."""
-    budget = _budget(n, max_chars)
-    reply = await llm.structured(messages, messages_model(n, max_chars), seed=seed, max_tokens=budget)
-    return [clean_question(text) for text in reply.questions]
+    llm: LLMClient,
+    messages: list[dict[str, str]],
+    n: int,
+    seed: int,
+    max_chars: int = MAX_MESSAGE_CHARS,
+    situations: int = 0,
+) -> tuple[list[str], list[str]]:
+    """``n`` patient messages (cleaned; some may be empty) and the situations written with them."""
+    schema = messages_model(n, max_chars, situations)
+    reply = await llm.structured(messages, schema, seed=seed, max_tokens=_budget(n, max_chars, situations))
+    return [clean_question(text) for text in reply.questions], list(getattr(reply, "situations", []))
 
 
 def probes_cached(
-    llm: LLMClient, messages: list[dict[str, str]], n: int, seed: int, max_chars: int = MAX_MESSAGE_CHARS
+    llm: LLMClient,
+    messages: list[dict[str, str]],
+    n: int,
+    seed: int,
+    max_chars: int = MAX_MESSAGE_CHARS,
+    situations: int = 0,
 ) -> bool:
     """Whether ``write_probes`` with these arguments is answered from the LLM cache."""
-    return llm.cached(messages, messages_model(n, max_chars), seed=seed, max_tokens=_budget(n, max_chars))
+    schema = messages_model(n, max_chars, situations)
+    return llm.cached(messages, schema, seed=seed, max_tokens=_budget(n, max_chars, situations))

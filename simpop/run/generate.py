@@ -41,6 +41,7 @@ from simpop.population.probes import (
     write_probes,
     writes_question_only,
 )
+from simpop.population.situations import usable_situations
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog
@@ -62,15 +63,27 @@ def wrapped(
     second: str | None,
     aspect: str | None,
     everyday: dict[str, str],
+    situation: str | None = None,
 ) -> tuple[str, Fidelity]:
-    """The persona's message around a checked question (a story that names the topic when the
-    question only says "it"); reading grade and length of the message."""
-    if persona.language != STORIES_LANGUAGE:  # the sentence frames are English
-        return question, fidelity.model_copy(update={"question": question})
+    """The persona's message around a checked question: the ``situation`` the LLM wrote, else a
+    story frame (one that names the topic when the question only says "it"); reading grade and
+    length of the message. A persona writing another language than the frames' gets its
+    situation and question alone."""
     named = names_topic_of(question, source.topic, everyday)
-    body, subject = compose(question, persona, source.topic, seed, second, aspect, story_needed=not named)
-    message = f"{subject}\n{body}" if subject else body
-    update = {"question": question, "reading_grade": reading_grade(message), "words": len(message.split())}
+    if situation is not None and not named and not names_topic_of(situation, source.topic, everyday):
+        situation = None  # "Is it passed down?" needs a story that names the topic
+    if persona.language != STORIES_LANGUAGE:
+        message = f"{situation} {question}" if situation else question
+        update = {"question": question, "story": "written" if situation else None}
+        return message, fidelity.model_copy(update=update)
+    composed = compose(question, persona, source.topic, seed, second, aspect, not named, situation)
+    message = f"{composed.subject}\n{composed.body}" if composed.subject else composed.body
+    update = {
+        "question": question,
+        "story": composed.story,
+        "reading_grade": reading_grade(message),
+        "words": len(message.split()),
+    }
     return message, fidelity.model_copy(update=update)
 
 
@@ -79,21 +92,30 @@ async def write_candidates(
     request: GroupRequest,
     check: Callable[[list[str | None]], Awaitable[list[Fidelity | None]]],
     needed: int,
-) -> tuple[list[str | None], list[Fidelity | None], str | None]:
-    """At least ``needed`` candidates (``None`` where none was written), their checks, and the
-    LLM's error if none was written: more calls, up to ``RETRIES``, while fewer than ``needed``
-    are usable. A question-only reply gives one candidate per sentence."""
+    vignette: str = "",
+) -> tuple[list[str | None], list[Fidelity | None], str | None, list[str]]:
+    """At least ``needed`` candidates (``None`` where none was written), their checks, the
+    LLM's error if none was written, and the usable situations written with them: more calls,
+    up to ``RETRIES``, while fewer than ``needed`` are usable. A question-only reply gives one
+    candidate per sentence."""
     candidates: list[str | None] = []
     checks: list[Fidelity | None] = []
+    situations: list[str] = []
     error = None
     for attempt in range(1 + RETRIES):
         try:
-            written = await write_probes(
-                llm, request.messages, request.wanted, request.seed + attempt, request.max_chars
+            written, told = await write_probes(
+                llm,
+                request.messages,
+                request.wanted,
+                request.seed + attempt,
+                request.max_chars,
+                request.situations,
             )
         except LLMError as exc:
             error = str(exc)
             break
+        situations = list(dict.fromkeys(situations + usable_situations(told, vignette)))
         candidates += one_question_each(written) if request.one_question else written
         checks = await check(candidates)
         if len(usable(checks)) >= needed:
@@ -101,7 +123,7 @@ async def write_candidates(
     if candidates:
         error = None  # a later call failed, an earlier one wrote messages
     padding = [None] * (needed - len(candidates))
-    return candidates + padding, checks + padding, error
+    return candidates + padding, checks + padding, error, situations
 
 
 def load_tables(asr: bool) -> None:
@@ -128,6 +150,7 @@ class GroupRequest:
     wanted: int
     seed: int
     one_question: bool
+    situations: int = 0  # the patient's situations asked for with questions written alone
 
     @property
     def max_chars(self) -> int:
@@ -140,14 +163,15 @@ def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupR
     scenario, source = inputs.scenarios[cells[0].scenario_id], inputs.source(cells[0])
     one_question = writes_question_only(scenario, source)
     wanted = (QUESTION_OVERSAMPLE if one_question else OVERSAMPLE) * len(cells)
-    messages = probe_messages(persona, scenario, inputs.domain, source, wanted)
-    return GroupRequest(messages, wanted, sampling_seed(run_seed, cells[0]), one_question)
+    situations = len(cells) if one_question else 0
+    messages = probe_messages(persona, scenario, inputs.domain, source, wanted, situations)
+    return GroupRequest(messages, wanted, sampling_seed(run_seed, cells[0]), one_question, situations)
 
 
 def cached_groups(inputs: RunInputs, llm: LLMClient, run_seed: int) -> int:
     """How many groups' first request the LLM cache already answers (no LLM call)."""
     return sum(
-        probes_cached(llm, r.messages, r.wanted, r.seed, r.max_chars)
+        probes_cached(llm, r.messages, r.wanted, r.seed, r.max_chars, r.situations)
         for r in (group_request(inputs, cells, run_seed) for cells in plan_groups(inputs).values())
     )
 
@@ -227,7 +251,9 @@ async def generate_probes(
                 )
             return await asyncio.to_thread(check, texts, meaning=meaning)
 
-        candidates, first, error = await write_candidates(llm, request, checked, len(cells))
+        candidates, first, error, situations = await write_candidates(
+            llm, request, checked, len(cells), persona.vignette
+        )
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}
         chosen = most_usable(first, len(cells), copies)
@@ -241,7 +267,7 @@ async def generate_probes(
         spare = [candidates[i] for i in usable(first) if i not in chosen]
         prompt = prompt_id(scenario)
         noise = scenario.noise or persona.noise
-        for cell, text, fidelity in zip(cells, texts, checks, strict=True):
+        for position, (cell, text, fidelity) in enumerate(zip(cells, texts, checks, strict=True)):
             wraps = bool(one_question and text and fidelity is not None and fidelity.valid)
             # a spare question goes to the same cell whether or not earlier cells of the group
             # were written before a kill: a resumed group writes what a whole one would
@@ -250,7 +276,11 @@ async def generate_probes(
                 continue
             cell_seed = sampling_seed(run_seed, cell)
             if wraps:
-                text, fidelity = wrapped(text, fidelity, persona, source, cell_seed, second, aspect, everyday)
+                # each message its own situation: the cell's place in its group picks it
+                situation = situations[position] if position < len(situations) else None
+                text, fidelity = wrapped(
+                    text, fidelity, persona, source, cell_seed, second, aspect, everyday, situation
+                )
             noisy = await asyncio.to_thread(apply_noise, text, noise, cell_seed) if text else None
             probe = Probe(
                 run_id=run_id,

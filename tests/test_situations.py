@@ -1,0 +1,72 @@
+"""The patient's situation written by the LLM: the checks that keep it a story, and a run that
+tells it instead of a sentence frame."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import simpop, write_config
+
+from simpop.population.situations import checked_situation, usable_situations
+from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+from simpop.testing.patients import reworded, with_judges
+
+VIGNETTE = "You are Margaret, 81 years old, calling the clinic's voice line about your health."
+
+
+def test_an_indirect_question_is_cut_off_and_what_asks_is_dropped():
+    told = "A doctor told me last week that I have glaucoma, and I'm wondering what I can do about it."
+    assert checked_situation(told, VIGNETTE) == "A doctor told me last week that I have glaucoma."
+    assert checked_situation("My eyes are cloudy, so I wanted to know if it is normal.", VIGNETTE) == (
+        "My eyes are cloudy."
+    )
+    assert checked_situation("I'm interested in learning more about glaucoma.", VIGNETTE) is None
+    assert checked_situation("Is this normal for my age?", VIGNETTE) is None  # a question
+    assert checked_situation("I asked the chatbot about it yesterday.", VIGNETTE) is None  # the simulation
+    assert (
+        checked_situation("Margaret, 81 years old, calling the clinic's voice line", VIGNETTE) is None
+    )  # a copy
+    assert checked_situation("My eyes hurt.", VIGNETTE) is None  # three words: too short
+    assert usable_situations(["My mum has it too.", "My mum has it too.", "Why?"], VIGNETTE) == [
+        "My mum has it too."
+    ]
+
+
+SITUATIONS = [
+    "My sister was told last month that she has cataracts in both eyes.",
+    "I drive a taxi at night and the headlights have started to look blurry.",
+]
+
+
+def _patient(request: dict) -> Reply:
+    schema = request["response_format"]["json_schema"]["schema"]
+    reply = {"questions": reworded(request)}
+    if "situations" in schema["properties"]:
+        reply["situations"] = SITUATIONS
+    return Reply(json.dumps(reply))
+
+
+def test_a_run_tells_the_situations_the_llm_wrote_one_per_message(project):
+    with FakeOpenAIServer(default=with_judges(_patient)) as llm:
+        config = (
+            "name: told\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 2\n"
+            f"limit: 1\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
+        )
+        path = write_config(project, config)
+        run = simpop(
+            "run", str(path), "--personas", "typical-adult", "--no-judge", cwd=project,
+            env={"SIMPOP_CACHE_DIR": str(project / "cache")},
+        )  # fmt: skip
+        asked = [r for r in llm.requests if "response_format" in r and not r.get("logprobs")]
+    assert run.returncode == 0, run.stderr
+    assert "apart from the questions, write 2 different things" in asked[0]["messages"][-1]["content"]
+    [folder] = (project / "runs").iterdir()
+    probes = [json.loads(line) for line in (folder / "probes.jsonl").read_text().splitlines()]
+    told = {p["variant"]: p for p in probes if p["fidelity"]["story"] == "written"}
+    assert told
+    for probe in told.values():
+        assert SITUATIONS[probe["variant"]] in probe["text"]  # each message its own situation
+    assert all(p["fidelity"]["story"] in ("written", None) for p in probes)  # no frame needed
+    summary = json.loads((folder / "summary.json").read_text())
+    [row] = summary["fidelity"]["personas"]
+    assert row["stories_written"] == len(told) and row["stories_from_frames"] == 0
