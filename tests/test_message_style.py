@@ -101,3 +101,10 @@ def test_a_written_situation_is_told_instead_of_a_frame_and_says_so():
         assert framed.story == "frame" and situation not in framed.body
     never = _persona(story=0.0)
     assert compose("How is glaucoma treated?", never, "Glaucoma", 3, situation=situation).story is None
+
+
+def test_a_question_that_already_asks_gets_no_second_request_frame():
+    persona = _persona(literacy="low", no_question_mark=1.0, story=0.0, greeting=0.0, closing=0.0)
+    for seed in range(30):
+        body = compose("I want to know what cataract is?", persona, "Cataract", seed).body
+        assert body.lower().count("want to know") == 1, body

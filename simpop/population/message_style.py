@@ -126,7 +126,12 @@ def _story(
     return rng.choice(named or [f for f in frames_ if topic or "{topic}" not in f])
 
 
-_ASKS_ALREADY = re.compile(r"^(?:can|could|would|will|please)\b.*\b(?:tell|explain|help)\b", re.IGNORECASE)
+_ASKS_ALREADY = re.compile(
+    r"^(?:(?:can|could|would|will|please)\b.*\b(?:tell|explain|help)\b|"
+    r"i\s+(?:want|wanted|would like|'d like|need)\s+to\s+know\b|"
+    r"(?:please\s+)?tell\s+me\b|i\s+need\s+information\b)",
+    re.IGNORECASE,
+)
 
 
 def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona) -> str:
