@@ -41,7 +41,7 @@ async def train_verifier(
     for file in files:
         found = labelled_statements(file, label, columns)
         items += found
-        sources += [file.name] * len(found)
+        sources += [file.name if sum(f.name == file.name for f in files) == 1 else str(file)] * len(found)
     groups = [f"{source}\n{i.context}" for source, (i, _) in zip(sources, items, strict=True)]
     y = np.array([yes for _, yes in items], dtype=int)
     embedder = Embedder(embedding)
@@ -59,38 +59,22 @@ async def train_verifier(
         await llm.aclose()
         llm.endpoint.close()
         embedder.close()
-    names = list(dict.fromkeys(sources))
+    masks = {name: np.array([s == name for s in sources]) for name in dict.fromkeys(sources)}
     rows = []
     for name, fit in (
         (f"{config.model} P(yes)", threshold_fit(0)),
         (f"{config.model} + verifier", verifier_fit),
     ):
         p, verdict, thresholds = out_of_fold(x, y, groups, fit)
-        if len(names) == 1:
-            rows.append(agreement(name, y, p, verdict, groups, thresholds))
-            continue
-        for source in names:
-            mine = np.array([s == source for s in sources])
-            rows.append(
-                agreement(
-                    f"{name} · {source}", y[mine], p[mine], verdict[mine], _pick(groups, mine), thresholds
-                )
-            )
-    for source in names if len(names) > 1 else []:
-        mine = np.array([s == source for s in sources])
-        predict = verifier_fit(x[~mine], y[~mine])
+        for source, mine in masks.items() if len(masks) > 1 else [("", np.ones(len(y), dtype=bool))]:
+            shown = f"{name} · {source}" if source else name
+            rows.append(agreement(shown, y[mine], p[mine], verdict[mine], _pick(groups, mine), thresholds))
+    for source, mine in masks.items() if len(masks) > 1 else []:
+        predict = verifier_fit(x[~mine], y[~mine])  # the other files only: does the fit carry?
         p, verdict = predict(x[mine])
-        rows.append(
-            agreement(
-                f"{config.model} + verifier fitted on the others · {source}",
-                y[mine],
-                p,
-                verdict,
-                _pick(groups, mine),
-                [predict.threshold],
-            )
-        )
-    where = f"{', '.join(names)}: {len(y)} statements on {len(set(groups))} contexts, judge {config.model}"
+        name = f"{config.model} + verifier fitted on the others · {source}"
+        rows.append(agreement(name, y[mine], p, verdict, _pick(groups, mine), [predict.threshold]))
+    where = f"{', '.join(masks)}: {len(y)} statements on {len(set(groups))} contexts, judge {config.model}"
     return fit_verifier(x, y, where, config.model), rows
 
 
