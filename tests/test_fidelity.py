@@ -234,3 +234,13 @@ def test_the_reference_shapes_are_kept_on_disk_and_follow_their_file(tmp_path):
     reference_shapes.cache_clear()
     changed = reference_shapes(real)
     assert changed.n == 1 and changed.median_words == 3.0
+
+
+def test_a_question_written_alone_that_speaks_of_the_chatbot_is_a_flaw():
+    assert flaw("What eye problems can the chatbot detect?", [], "", one_question=True) == (
+        "speaks of the chatbot (the prompt's wording)"
+    )
+    assert flaw("Can this bot tell me about glaucoma?", [], "", one_question=True) is not None
+    assert flaw("What are the symptoms of glaucoma?", [], "", one_question=True) is None
+    # a message to the bot may speak of it ("can this chatbot book appointments?")
+    assert flaw("Can this chatbot book me an appointment?", [], "") is None

@@ -97,6 +97,9 @@ def distinct_ratio(texts: list[str], threshold: float = NEAR_DUPLICATE) -> float
     return round(distinct / len(texts), 3)
 
 
+_THE_BOT = re.compile(
+    r"\b(?:chat ?bot|(?:the|this|you,?) bot|virtual assistant|ai assistant)\b", re.IGNORECASE
+)
 ECHO_WORDS = 6  # a run of this many words copied from the prompt is an echo, not a question
 REPEATS = 3  # a sentence said this often is a generation loop
 TEMPLATE_SHARE = 0.8  # this share of an example's words, in order, makes a probe a copy of it
@@ -157,12 +160,15 @@ def flaw(
     the scenario's examples, a sentence of the persona's description or of the prompt (the
     seed question left out of it: a patient may use the leaflet's words), a loop of repeated
     sentences, letters of another script; with ``one_question``, more than the one question
-    sentence asked for."""
+    sentence asked for, or the chatbot the prompt speaks of (a patient asking a seed's question
+    asks about the condition, not about "the chatbot")."""
     folded = fold(text)
     if foreign_script(text):
         return "slips into another script"
     if one_question and len([s for s in split_sentences(text) if _words(s)]) > 1:
         return "writes more than the one question asked for"
+    if one_question and _THE_BOT.search(text):
+        return "speaks of the chatbot (the prompt's wording)"
     if any(fuzz.ratio(folded, fold(e)) >= NEAR_DUPLICATE or copies_template(text, e) for e in examples):
         return "copies an example of the prompt"
     if persona and leaks(text, persona):
