@@ -19,6 +19,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -80,6 +81,11 @@ def is_formula(sentence: str) -> bool:
     return len(_WORD.findall(sentence)) <= 4 and bool(_FORMULA.match(sentence.strip()))
 
 
+def _sentence_keys(text: str) -> list[str]:
+    """The sentences of a message body, case and spacing folded (how stock sentences match)."""
+    return [" ".join(s.lower().split()) for s in sentences(split_subject(text)[1])]
+
+
 def stock_sentences(texts: Sequence[str], at_least: int = STOCK_MESSAGES) -> list[StockSentence]:
     """The sentences that stand verbatim (case and spacing aside) in ``at_least`` messages,
     most widespread first, with the share of messages holding each."""
@@ -88,7 +94,7 @@ def stock_sentences(texts: Sequence[str], at_least: int = STOCK_MESSAGES) -> lis
     for text in texts:
         seen = set()
         for sentence in sentences(split_subject(text)[1]):
-            key = " ".join(sentence.lower().split())
+            key = " ".join(sentence.lower().split())  # as _sentence_keys folds it
             if key not in seen and not is_formula(sentence):
                 seen.add(key)
                 shown.setdefault(key, sentence)
@@ -105,9 +111,7 @@ def stock_share(texts: Sequence[str], stock: Sequence[StockSentence]) -> float |
     if not texts:
         return None
     keys = {" ".join(s.sentence.lower().split()) for s in stock}
-    holding = sum(
-        1 for t in texts if any(" ".join(s.lower().split()) in keys for s in sentences(split_subject(t)[1]))
-    )
+    holding = sum(1 for t in texts if keys.intersection(_sentence_keys(t)))
     return round(holding / len(texts), 4)
 
 
@@ -116,16 +120,15 @@ def _most_held(texts: Sequence[str], stock: Sequence[StockSentence], top: int = 
     keys = {" ".join(s.sentence.lower().split()): s.sentence for s in stock}
     holding: Counter[str] = Counter()
     for text in texts:
-        holding.update(
-            {k for s in sentences(split_subject(text)[1]) if (k := " ".join(s.lower().split())) in keys}
-        )
+        holding.update(keys.keys() & set(_sentence_keys(text)))
     return [
         StockSentence(sentence=keys[k], messages=n, share=round(n / len(texts), 4))
         for k, n in sorted(holding.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
     ]
 
 
-def style_features(text: str) -> list[float]:
+@lru_cache(maxsize=8192)
+def style_features(text: str) -> tuple[float, ...]:
     """Function-word rates (per word) and the ``SHAPE_FEATURES`` of one message: nothing that
     names a topic."""
     words = [w.lower() for w in _WORD.findall(text)]
@@ -135,7 +138,7 @@ def style_features(text: str) -> list[float]:
     letters = [c for c in text if c.isalpha()]
     shape = message_shape(text)
     rates = [counts[w] / n for w in FUNCTION_WORDS]
-    return [
+    return (
         *rates,
         math.log1p(len(words)),
         len(words) / len(parts),
@@ -149,7 +152,7 @@ def style_features(text: str) -> list[float]:
         float(bool(re.search(r"(?:^|\s)i(?:\s|$|')", text))),
         float(shape.context),
         text.count("'") / n,
-    ]
+    )
 
 
 def two_sample_auc(
