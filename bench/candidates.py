@@ -1,7 +1,7 @@
 """Dump every candidate question the probe writer produced for a run config's QAP variants
-(from the LLM cache when the run was made before, so nothing is generated again), with its
-seed, topic, question type and the meaning check's verdict: the material for labelling how
-well the check works (``bench/meaning_check.py``).
+(from the LLM cache when the run was made before, so nothing is generated again: the first
+call of each group and the retries the run made), with its seed, topic and question type, and
+no verdict (label them blind): the material for ``bench/meaning_check.py``.
 
     python bench/candidates.py targets/breast-qap.yaml [LIMIT [PERSONA,...]] > candidates.jsonl
 """
@@ -15,18 +15,10 @@ import sys
 from pathlib import Path
 
 from simpop.config import load_run_config, with_options
-from simpop.embed import Embedder
 from simpop.llm import open_llm
-from simpop.population.cells import VARIANT_SCENARIO, sampling_seed
-from simpop.population.meaning import AspectModel, check_meaning
-from simpop.population.probes import (
-    MAX_QUESTION_CHARS,
-    QUESTION_OVERSAMPLE,
-    everyday_lexicon,
-    one_question_each,
-    probe_messages,
-    write_probes,
-)
+from simpop.population.cells import VARIANT_SCENARIO
+from simpop.population.probes import one_question_each, probes_cached, write_probes
+from simpop.run.generate import RETRIES, group_request, plan_groups
 from simpop.run.plan import load_inputs
 
 
@@ -34,30 +26,26 @@ async def main(config_path: Path, limit: int | None, personas: list[str] | None)
     config = with_options(load_run_config(config_path), dict(os.environ), limit=limit, persona_ids=personas)
     inputs = load_inputs(config)
     llm = open_llm(config.llm)
-    model = AspectModel(Embedder(config.embedding))
-    personas = {p.id: p for p in inputs.personas}
-    groups: dict[tuple[str, str], list] = {}
-    for cell in inputs.cells:
-        if cell.scenario_id == VARIANT_SCENARIO:
-            groups.setdefault((cell.persona_id, cell.seed_id), []).append(cell)
     try:
-        for (persona_id, _), cells in groups.items():
-            scenario, source = inputs.scenarios[VARIANT_SCENARIO], inputs.source(cells[0])
-            wanted = QUESTION_OVERSAMPLE * len(cells)
-            messages = probe_messages(personas[persona_id], scenario, inputs.domain, source, wanted)
-            seed = sampling_seed(config.seed, cells[0])
-            written = await write_probes(llm, messages, wanted, seed, MAX_QUESTION_CHARS)  # the first call
-            questions = one_question_each(written)
-            everyday = everyday_lexicon(inputs.domain)
-            checks = check_meaning(
-                model, source.questions[0], questions, source.topic, source.qtype, everyday
-            )
-            for question, check in zip(questions, checks, strict=True):
-                row = dict(
-                    persona=persona_id, seed=source.questions[0], topic=source.topic, qtype=source.qtype,
-                    question=question, kept=check.kept, reason=check.reason,
-                )  # fmt: skip
-                print(json.dumps(row))
+        for (_, scenario_id, _), cells in plan_groups(inputs).items():
+            if scenario_id != VARIANT_SCENARIO:
+                continue
+            request, source = group_request(inputs, cells, config.seed), inputs.source(cells[0])
+            for attempt in range(1 + RETRIES):  # the run's calls: the first, then its retries if made
+                seed = request.seed + attempt
+                args = (request.messages, request.wanted, seed, request.max_chars, request.situations)
+                if attempt and not probes_cached(llm, *args):
+                    # a retry asks for no situations when the run had enough
+                    args = (request.without_situations, request.wanted, seed, request.max_chars, 0)
+                    if not probes_cached(llm, *args):
+                        break
+                written, _ = await write_probes(llm, *args)
+                for question in one_question_each(written):
+                    row = dict(
+                        persona=cells[0].persona_id, seed=source.questions[0], topic=source.topic,
+                        qtype=source.qtype, question=question,
+                    )  # fmt: skip
+                    print(json.dumps(row))
     finally:
         await llm.aclose()
         llm.endpoint.close()

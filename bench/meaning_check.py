@@ -4,12 +4,19 @@ person labelled (``data/meaning-labels/*.jsonl``: ``seed``, ``topic``, ``qtype``
 
     python bench/meaning_check.py data/meaning-labels/breast-cancer.jsonl
 
+Which file was used for what: ``breast-cancer*.jsonl`` and ``gallstones-osteoporosis-1.5b.jsonl``
+set the check (its floor, margin, aspect wordings and ``drift_patterns``);
+``shingles-gout-1.5b.jsonl`` was labelled blind after the check was frozen and never tuned on.
+
 Runs the checks a question-only probe gets (its flaws, then the meaning check, its story
-naming the topic) on every labelled question and prints, for the whole file and for its two
-halves (even rows: the half the meaning check's floor and margin were tuned on; odd rows:
-held out): questions kept that ask their seed's question (the precision of what reaches the
+naming the topic) on every labelled question and prints, for the whole file and for its even
+and odd rows (in ``breast-cancer.jsonl`` the even rows are the half the meaning check's floor
+and margin were tuned on; in the files with a ``labeller`` field, each labeller's rows), the
+questions kept that ask their seed's question (the precision of what reaches the
 bot), same-meaning questions kept (recall), and how many removed questions the person judged
-to ask the seed's question (honest misses the check would hide from the bot's score).
+to ask the seed's question (honest misses the check would hide from the bot's score); and,
+read the other way, how many drifted questions it removes (drift recall) and how many of those
+it removes drifted (drift precision).
 """
 
 from __future__ import annotations
@@ -27,10 +34,13 @@ from simpop.population.probes import everyday_lexicon
 def report(name: str, kept: list[bool], same: list[bool]) -> None:
     tp = sum(k and s for k, s in zip(kept, same, strict=True))
     removed = [s for k, s in zip(kept, same, strict=True) if not k]
+    drifted = len(same) - sum(same)
+    caught = len(removed) - sum(removed)
     print(
         f"{name}: n={len(same)} same={sum(same)} ({sum(same) / len(same):.3f} without any check) | "
         f"kept {sum(kept)}, precision {tp / max(1, sum(kept)):.3f}, recall {tp / max(1, sum(same)):.3f} | "
-        f"removed {len(removed)}, of them same {sum(removed)}"
+        f"removed {len(removed)}, of them same {sum(removed)} | drift caught: recall "
+        f"{caught / max(1, drifted):.3f}, precision {caught / max(1, len(removed)):.3f}"
     )
 
 
@@ -55,8 +65,8 @@ def main(path: Path) -> None:
         kept.append(reason is None)
     same = [bool(r["same"]) for r in rows]
     report(f"{path.name} all", kept, same)
-    report("tuning half (even rows)", kept[0::2], same[0::2])
-    report("held-out half (odd rows)", kept[1::2], same[1::2])
+    report("even rows", kept[0::2], same[0::2])
+    report("odd rows", kept[1::2], same[1::2])
 
 
 if __name__ == "__main__":

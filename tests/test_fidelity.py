@@ -172,6 +172,26 @@ def test_reading_grades_must_rise_with_intervals_apart():
     assert any("rise, but their 95% intervals overlap" in w for w in overlapping.warnings)
 
 
+def test_the_literacy_grades_are_of_the_question_alone_where_it_was_written_alone():
+    personas = [_persona("low", "low"), _persona("high", "high")]
+    plain, precise = (
+        "Why do I get stones?",
+        "Which physiological mechanisms predispose individuals to gallstones?",
+    )
+    probes = []
+    for i in range(3):
+        # the story around each question (its message grade) says the opposite of the questions
+        low, high = _probe("low", i, "story " + plain, 12.0), _probe("high", i, "story " + precise, 1.0)
+        low.fidelity.question, high.fidelity.question = plain, precise
+        probes += [low, high]
+    summary = fidelity_summary(personas, probes)
+    grades = summary.reading_grade_by_literacy
+    assert grades["low"] == pytest.approx(reading_grade(plain)) and grades["high"] == pytest.approx(
+        reading_grade(precise)
+    )
+    assert not any("reading grades" in w for w in summary.warnings)
+
+
 def test_typical_personas_are_compared_with_real_messages(tmp_path):
     real = tmp_path / "real.jsonl"
     stories = ["My mum has glaucoma. Does it run in families?", "I was told I have it. what now", "is it bad"]

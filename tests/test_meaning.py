@@ -102,6 +102,27 @@ DIFFERENT = [  # (seed, topic, qtype, a different question, the reason's start)
         "How do I know if I have a cataract?",
         "asks about diagnosis",
     ),
+    (
+        "What causes Kidney Stones in Adults ?",
+        "Kidney Stones in Adults",
+        "causes",
+        "What does kidney stones lead to?",
+        "asks what it causes",
+    ),
+    (
+        "Who is at risk for Kidney Stones in Adults? ?",
+        "Kidney Stones in Adults",
+        "susceptibility",
+        "How can I determine if I am at risk for kidney stones?",
+        "asks about the writer's own case",
+    ),
+    (
+        "What are the symptoms of Kidney Stones in Adults ?",
+        "Kidney Stones in Adults",
+        "symptoms",
+        "What are the signs of kidney stones and how are they treated?",
+        "asks a second question",
+    ),
 ]
 
 

@@ -46,6 +46,9 @@ def test_stock_sentences_count_messages_not_occurrences_and_leave_greetings_asid
     assert stock_share(texts, stock) == 0.75
     assert is_formula("Thank you so much!") and is_formula("Hello.")
     assert not is_formula("Thank you for telling me about the risks of surgery.")
+    # a greeting or thank-you of at most four words, however it goes on (the exemption)
+    assert is_formula("Hello, excuse me.") and is_formula("Thank you in advance.")
+    assert not is_formula("Many thanks for your help.") and not is_formula("Excuse me, hello.")
 
 
 def test_real_messages_against_other_real_messages_are_not_told_apart():

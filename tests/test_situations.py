@@ -4,6 +4,7 @@ tells it instead of a sentence frame."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 from helpers import simpop, write_config
 
@@ -46,18 +47,22 @@ def _patient(request: dict) -> Reply:
     return Reply(json.dumps(reply))
 
 
+def _run_typical_adult(project, llm: FakeOpenAIServer) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """Two QAP variants of one seed for the typical adult; the run and the probe-writing requests."""
+    config = (
+        "name: told\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 2\n"
+        f"limit: 1\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
+    )
+    run = simpop(
+        "run", str(write_config(project, config)), "--personas", "typical-adult", "--no-judge",
+        cwd=project, env={"SIMPOP_CACHE_DIR": str(project / "cache")},
+    )  # fmt: skip
+    return run, [r for r in llm.requests if "response_format" in r and not r.get("logprobs")]
+
+
 def test_a_run_tells_the_situations_the_llm_wrote_one_per_message(project):
     with FakeOpenAIServer(default=with_judges(_patient)) as llm:
-        config = (
-            "name: told\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 2\n"
-            f"limit: 1\nscenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
-        )
-        path = write_config(project, config)
-        run = simpop(
-            "run", str(path), "--personas", "typical-adult", "--no-judge", cwd=project,
-            env={"SIMPOP_CACHE_DIR": str(project / "cache")},
-        )  # fmt: skip
-        asked = [r for r in llm.requests if "response_format" in r and not r.get("logprobs")]
+        run, asked = _run_typical_adult(project, llm)
     assert run.returncode == 0, run.stderr
     assert "apart from the questions, write 2 different things" in asked[0]["messages"][-1]["content"]
     [folder] = (project / "runs").iterdir()
@@ -70,3 +75,33 @@ def test_a_run_tells_the_situations_the_llm_wrote_one_per_message(project):
     summary = json.loads((folder / "summary.json").read_text())
     [row] = summary["fidelity"]["personas"]
     assert row["stories_written"] == len(told) and row["stories_from_frames"] == 0
+
+
+def test_a_retry_asks_for_no_situations_once_enough_are_in_hand(project):
+    """The first reply's questions are unusable (they name no topic), its situations fine: the
+    retry asks for questions alone (situations cost a third of a call's tokens)."""
+    calls: list[int] = []
+
+    def patient(request: dict) -> Reply:
+        if "response_format" not in request or request.get("logprobs"):
+            return _patient(request)
+        calls.append(1)
+        if len(calls) > 1:
+            return _patient(request)
+        n = len(reworded(request))
+        return Reply(
+            json.dumps({"questions": ["Where do I park my car today?"] * n, "situations": SITUATIONS})
+        )
+
+    with FakeOpenAIServer(default=with_judges(patient)) as llm:
+        run, asked = _run_typical_adult(project, llm)
+    assert run.returncode == 0, run.stderr
+    assert len(asked) >= 2
+    first, retry = asked[0], asked[1]
+    assert "situations" in first["response_format"]["json_schema"]["schema"]["properties"]
+    assert "situations" not in retry["response_format"]["json_schema"]["schema"]["properties"]
+    assert "apart from the questions" not in retry["messages"][-1]["content"]
+    [folder] = (project / "runs").iterdir()
+    probes = [json.loads(line) for line in (folder / "probes.jsonl").read_text().splitlines()]
+    # the first reply's situations still tell the stories of the retry's questions
+    assert any(p["fidelity"]["story"] == "written" for p in probes)

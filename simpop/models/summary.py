@@ -138,7 +138,9 @@ class FidelitySummary(Record):
     """The persona fidelity section of a run summary, with its warnings."""
 
     personas: list[PersonaFidelity]
-    reading_grade_by_literacy: dict[str, float | None]
+    reading_grade_by_literacy: dict[str, float | None] = Field(
+        description="mean Flesch-Kincaid grade per health literacy (of a question alone where written alone)"
+    )
     warnings: list[str]
     shapes: dict[str, MessageShapes] = Field({}, description="per persona: the shape of its usable messages")
     reference: MessageShapes | None = Field(None, description="the same figures for real messages")

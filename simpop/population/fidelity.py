@@ -248,8 +248,14 @@ def same_words(text: str | None, seed: str | None) -> bool:
     return bool(text and seed) and _words(text or "") == _words(seed or "")
 
 
-def most_usable(checks: list[Fidelity | None], n: int, last: set[int] = frozenset()) -> list[int]:
+def most_usable(
+    checks: list[Fidelity | None],
+    n: int,
+    last: set[int] = frozenset(),
+    order: Sequence[float] | None = None,
+) -> list[int]:
     """Indices of ``n`` candidates to keep: valid, distinct ones first (those in ``last``, such
-    as copies of the seed, after the others), then the rest, each in the order written."""
-    good = sorted(usable(checks), key=lambda i: i in last)
+    as copies of the seed, after the others; then by ``order``, lowest first), then the rest,
+    each in the order written."""
+    good = sorted(usable(checks), key=lambda i: (i in last, order[i] if order else 0.0))
     return (good + [i for i in range(len(checks)) if i not in good])[:n]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from simpop.aggregate import bootstrap_interval
 from simpop.models import FidelitySummary, MessageShapes, Persona, PersonaFidelity, Probe
 from simpop.paths import cache_dir
-from simpop.population.fidelity import distinct_ratio
+from simpop.population.fidelity import distinct_ratio, reading_grade
 from simpop.population.language_level import LEVELS, level_name
 from simpop.population.noise import total_errors
 from simpop.population.realism import MEQSUM, REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
@@ -74,6 +74,7 @@ class Written(NamedTuple):
     duplicate: bool
     wrapped: bool  # a checked question inside a message of the persona's
     reading_grade: float | None
+    question_grade: float | None  # of the question alone, where it was written alone
     words: int
     seed_similarity: float | None
     story: str | None  # written (the LLM's situation), frame, or None
@@ -90,6 +91,7 @@ class Written(NamedTuple):
             f is not None and f.duplicate_of is not None,
             f is not None and f.question is not None,
             f.reading_grade if f is not None else None,
+            reading_grade(f.question) if f is not None and f.question else None,
             f.words if f is not None else 0,
             f.seed_similarity if f is not None else None,
             f.story if f is not None else None,
@@ -159,16 +161,17 @@ def literacy_warning(
     personas: list[Persona], by_persona: dict[str, list[Written]]
 ) -> tuple[dict, str | None]:
     """Mean reading grade per health-literacy level, and a warning unless they rise from low
-    to medium to high with 95% intervals that do not overlap."""
+    to medium to high with 95% intervals that do not overlap. A question written alone counts
+    without the story put around it: the persona's own words, not the frame's (issue 41)."""
     grades: dict[str, float | None] = {}
     intervals: dict[str, tuple[float, float] | None] = {}
     for level in LITERACY_ORDER:
         values = [
-            q.reading_grade
+            q.reading_grade if q.question_grade is None else q.question_grade
             for p in personas
             if p.health_literacy == level
             for q in by_persona[p.id]
-            if q.checked and q.valid and q.reading_grade is not None
+            if q.checked and q.valid and (q.reading_grade is not None or q.question_grade is not None)
         ]
         grades[level] = _mean(values)
         intervals[level] = bootstrap_interval(values)
@@ -184,7 +187,7 @@ def literacy_warning(
         for level in known
     )
     problem = "do not rise" if not rising else "rise, but their 95% intervals overlap"
-    return grades, f"reading grades {problem} with health literacy ({shown})"
+    return grades, f"reading grades (of the questions) {problem} with health literacy ({shown})"
 
 
 def language_warnings(persona: Persona, shapes: MessageShapes) -> list[str]:

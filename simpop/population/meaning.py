@@ -1,6 +1,7 @@
-"""Does a probe still ask its seed's question? Two checks that no target computes:
+"""Does a probe still ask its seed's question? Three checks that no target computes:
 
 - **topic**: the probe names the seed's topic (its rarest word, or an everyday word for it);
+- **patterns**: no second question, reversed relation or personalised scope (``drift_patterns``);
 - **aspect**: with the topic's words masked, the probe asks about the same aspect of it
   (symptoms, diagnosis, treatment, ... from ``aspects.yaml``) as the seed, by embedding
   similarity to patients' wordings of each aspect.
@@ -24,6 +25,7 @@ import yaml
 from wordfreq import zipf_frequency
 
 from simpop.embed import Embedder
+from simpop.population.drift_patterns import pattern_drift
 
 ASPECTS_FILE = Path(__file__).parent / "aspects.yaml"
 # tuned on half of the hand-labelled breast-cancer probes (bench/meaning_check.py reports the
@@ -168,6 +170,8 @@ def check_meaning(
         if topic and not names_topic(probe, topic, everyday):
             if not (story and names_topic(story, topic, everyday) and _PRONOUN.search(probe)):
                 reason = f"does not name the seed's topic ({topic})"
+        if reason is None:
+            reason = pattern_drift(masked[0], masked[index + 1], seed_aspect)
         if reason is None and best != own and row[own] < row[best] - margin:
             reason = f"asks about {probe_aspect.replace('_', ' ')}, not {seed_aspect.replace('_', ' ')}"
         elif reason is None and row[own] < ASPECT_FLOOR:

@@ -17,6 +17,7 @@ from simpop.errors import ConfigError
 from simpop.llm import LLMClient
 from simpop.models import Domain, Persona, Scenario, Urgency
 from simpop.population.fidelity import split_sentences
+from simpop.population.message_style import register
 from simpop.population.people_words import in_peoples_words
 from simpop.prompts import load_prompt, load_prompt_data
 
@@ -110,9 +111,11 @@ def clean_question(text: str) -> str:
     return text.strip().strip("\"'\u201c\u201d").strip()
 
 
-def angles(kind: str = "message") -> list[str]:
-    """Angles of wording: ``wording`` for a seed's question alone, ``message`` for a message."""
-    return load_prompt_data("angles")[0][kind]
+def angles(kind: str = "message", persona: Persona | None = None) -> list[str]:
+    """Angles of wording: ``wording`` for a seed's question alone, in the ``persona``'s register
+    (standard without one), ``message`` for a message."""
+    data = load_prompt_data("angles")[0][kind]
+    return data[register(persona) if persona else "standard"] if kind == "wording" else data
 
 
 def everyday_lexicon(domain: Domain | None = None) -> dict[str, str]:
@@ -193,7 +196,7 @@ def probe_messages(
         examples=scenario.examples,
         n=n,
         one_question=one_question,
-        angles=angles("wording" if one_question else "message")[: max(n, 3)],
+        angles=(angles("wording", persona) if one_question else angles("message"))[: max(n, 3)],
         everyday_words=everyday_words(persona, " ".join(source.questions) or text, domain),
         situations=situations if one_question else 0,
     )

@@ -34,9 +34,8 @@ MIN_MESSAGES = 10  # fewer messages on either side: no classifier test
 SELF_BLEU_MESSAGES = 200  # self-BLEU compares every pair: on at most this many messages
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _FORMULA = re.compile(
-    r"^(?:hi|hello|hey|dear\b.*|good (?:morning|afternoon|evening)|thanks?(?: you)?(?: (?:so|very) much)?|"
-    r"thank you(?: for .*)?|many thanks|cheers|regards|kind regards|best(?: wishes| regards)?|"
-    r"best wishes)\W*$",
+    r"^\W*(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening|day)|thanks?|thx|"
+    r"thank you|many thanks|cheers|regards|kind regards|best(?: wishes| regards)?|with thanks)\b",
     re.IGNORECASE,
 )
 # English function words (pronouns, determiners, auxiliaries, prepositions, conjunctions,
@@ -129,12 +128,15 @@ def _most_held(texts: Sequence[str], stock: Sequence[StockSentence], top: int = 
 
 @lru_cache(maxsize=8192)
 def style_features(text: str) -> tuple[float, ...]:
-    """Function-word rates (per word) and the ``SHAPE_FEATURES`` of one message: nothing that
-    names a topic."""
+    """Function-word rates (per word) and the ``SHAPE_FEATURES`` of one message's body: nothing
+    that names a topic. A subject line is left out on either side (MeQSum's web-form fields
+    ``SUBJECT: ... MESSAGE:`` are not what a patient types into a chat, and their capitals and
+    line break alone told every simulated message from the real ones)."""
+    text = split_subject(text)[1].strip() or text
     words = [w.lower() for w in _WORD.findall(text)]
     n = max(len(words), 1)
     counts = Counter(words)
-    parts = sentences(split_subject(text)[1]) or [text]
+    parts = sentences(text) or [text]
     letters = [c for c in text if c.isalpha()]
     shape = message_shape(text)
     rates = [counts[w] / n for w in FUNCTION_WORDS]

@@ -41,6 +41,7 @@ from simpop.population.probes import (
     write_probes,
     writes_question_only,
 )
+from simpop.population.question_register import register_order
 from simpop.population.situations import usable_situations
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import gather_all, stage_progress
@@ -103,14 +104,17 @@ async def write_candidates(
     situations: list[str] = []
     error = None
     for attempt in range(1 + RETRIES):
+        # a retry asks for situations only while too few are in hand (they cost a third of a
+        # call's tokens)
+        more = request.situations if len(situations) < needed else 0
         try:
             written, told = await write_probes(
                 llm,
-                request.messages,
+                request.messages if more else request.without_situations,
                 request.wanted,
                 request.seed + attempt,
                 request.max_chars,
-                request.situations,
+                more,
             )
         except LLMError as exc:
             error = str(exc)
@@ -151,6 +155,12 @@ class GroupRequest:
     seed: int
     one_question: bool
     situations: int = 0  # the patient's situations asked for with questions written alone
+    no_situations: list[dict[str, str]] | None = None  # the messages without asking for them
+
+    @property
+    def without_situations(self) -> list[dict[str, str]]:
+        """The request's messages without the ask for situations (for a retry that has enough)."""
+        return self.no_situations or self.messages
 
     @property
     def max_chars(self) -> int:
@@ -165,7 +175,8 @@ def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupR
     wanted = (QUESTION_OVERSAMPLE if one_question else OVERSAMPLE) * len(cells)
     situations = len(cells) if one_question else 0
     messages = probe_messages(persona, scenario, inputs.domain, source, wanted, situations)
-    return GroupRequest(messages, wanted, sampling_seed(run_seed, cells[0]), one_question, situations)
+    plain = probe_messages(persona, scenario, inputs.domain, source, wanted) if situations else None
+    return GroupRequest(messages, wanted, sampling_seed(run_seed, cells[0]), one_question, situations, plain)
 
 
 def cached_groups(inputs: RunInputs, llm: LLMClient, run_seed: int) -> int:
@@ -256,7 +267,8 @@ async def generate_probes(
         )
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}
-        chosen = most_usable(first, len(cells), copies)
+        order = register_order(candidates, persona) if one_question else None
+        chosen = most_usable(first, len(cells), copies, order)
         texts = [candidates[i] for i in chosen]
         checks = await checked(texts)  # again, so a duplicate names the probe it repeats
         aspect = (
