@@ -32,11 +32,9 @@ async def main(config_path: Path, limit: int | None, personas: list[str] | None)
                 continue
             request, source = group_request(inputs, cells, config.seed), inputs.source(cells[0])
             for attempt in range(1 + RETRIES):  # the run's calls: the first, then its retries if made
-                seed = request.seed + attempt
-                args = (request.messages, request.wanted, seed, request.max_chars, request.situations)
+                args = request.call(attempt)
                 if attempt and not probes_cached(llm, *args):
-                    # a retry asks for no situations when the run had enough
-                    args = (request.without_situations, request.wanted, seed, request.max_chars, 0)
+                    args = request.call(attempt, situations=False)  # the run had enough in hand
                     if not probes_cached(llm, *args):
                         break
                 written, _ = await write_probes(llm, *args)

@@ -98,6 +98,12 @@ class Written(NamedTuple):
         )
 
     @property
+    def grade(self) -> float | None:
+        """The reading grade of the persona's own words: the question alone where it was
+        written alone (the story around it is composed apart), else the whole message."""
+        return self.reading_grade if self.question_grade is None else self.question_grade
+
+    @property
     def usable(self) -> bool:
         """Written, valid and not a near-duplicate."""
         return bool(self.text) and self.valid and not self.duplicate
@@ -161,17 +167,17 @@ def literacy_warning(
     personas: list[Persona], by_persona: dict[str, list[Written]]
 ) -> tuple[dict, str | None]:
     """Mean reading grade per health-literacy level, and a warning unless they rise from low
-    to medium to high with 95% intervals that do not overlap. A question written alone counts
-    without the story put around it: the persona's own words, not the frame's (issue 41)."""
+    to medium to high with 95% intervals that do not overlap, on the persona's own words
+    (``Written.grade``, issue 41)."""
     grades: dict[str, float | None] = {}
     intervals: dict[str, tuple[float, float] | None] = {}
     for level in LITERACY_ORDER:
         values = [
-            q.reading_grade if q.question_grade is None else q.question_grade
+            q.grade
             for p in personas
             if p.health_literacy == level
             for q in by_persona[p.id]
-            if q.checked and q.valid and (q.reading_grade is not None or q.question_grade is not None)
+            if q.checked and q.valid and q.grade is not None
         ]
         grades[level] = _mean(values)
         intervals[level] = bootstrap_interval(values)

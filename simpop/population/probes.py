@@ -203,8 +203,10 @@ def probe_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]
 
 
-def _budget(n: int, max_chars: int, situations: int) -> int:
-    return int(TOKENS_PER_CHAR * max_chars * n) + SITUATION_TOKENS * situations + 32
+def _reply(n: int, max_chars: int, situations: int) -> tuple[type[BaseModel], int]:
+    """The reply schema and its token budget."""
+    budget = int(TOKENS_PER_CHAR * max_chars * n) + SITUATION_TOKENS * situations + 32
+    return messages_model(n, max_chars, situations), budget
 
 
 async def write_probes(
@@ -216,8 +218,8 @@ async def write_probes(
     situations: int = 0,
 ) -> tuple[list[str], list[str]]:
     """``n`` patient messages (cleaned; some may be empty) and the situations written with them."""
-    schema = messages_model(n, max_chars, situations)
-    reply = await llm.structured(messages, schema, seed=seed, max_tokens=_budget(n, max_chars, situations))
+    schema, budget = _reply(n, max_chars, situations)
+    reply = await llm.structured(messages, schema, seed=seed, max_tokens=budget)
     return [clean_question(text) for text in reply.questions], list(getattr(reply, "situations", []))
 
 
@@ -230,5 +232,5 @@ def probes_cached(
     situations: int = 0,
 ) -> bool:
     """Whether ``write_probes`` with these arguments is answered from the LLM cache."""
-    schema = messages_model(n, max_chars, situations)
-    return llm.cached(messages, schema, seed=seed, max_tokens=_budget(n, max_chars, situations))
+    schema, budget = _reply(n, max_chars, situations)
+    return llm.cached(messages, schema, seed=seed, max_tokens=budget)

@@ -23,19 +23,19 @@ from simpop.population.language_level import level_score
 from simpop.population.message_style import LEARNER_LEVELS
 
 
-def _grades(texts: list[str | None]) -> list[float | None]:
-    return [reading_grade(t) if t else None for t in texts]
-
-
-def register_order(texts: list[str | None], persona: Persona) -> list[float]:
+def register_order(
+    texts: list[str | None], persona: Persona, grades: list[float | None] | None = None
+) -> list[float]:
     """A sort key per candidate: lower is nearer the persona's register (0 everywhere where
-    no register applies, so the order written stays)."""
+    no register applies, so the order written stays). ``grades``: the candidates' reading
+    grades where the fidelity checks computed them already."""
     if persona.language != "en":
         return [0.0] * len(texts)
     if persona.language_level in LEARNER_LEVELS:
         levels = [level_score(t) if t else None for t in texts]
         return [level if level is not None else 99.0 for level in levels]
-    grades = _grades(texts)
+    if grades is None:
+        grades = [reading_grade(t) if t else None for t in texts]
     known = [g for g in grades if g is not None]
     if not known:
         return [0.0] * len(texts)

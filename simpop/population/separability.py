@@ -25,6 +25,7 @@ import numpy as np
 
 from simpop.errors import ConfigError
 from simpop.models import Separability, StockSentence
+from simpop.population.fidelity import fold
 from simpop.population.message_shape import message_shape, sentences, split_subject
 
 LANGUAGES = ("en",)
@@ -82,7 +83,7 @@ def is_formula(sentence: str) -> bool:
 
 def _sentence_keys(text: str) -> list[str]:
     """The sentences of a message body, case and spacing folded (how stock sentences match)."""
-    return [" ".join(s.lower().split()) for s in sentences(split_subject(text)[1])]
+    return [fold(s) for s in sentences(split_subject(text)[1])]
 
 
 def stock_sentences(texts: Sequence[str], at_least: int = STOCK_MESSAGES) -> list[StockSentence]:
@@ -93,7 +94,7 @@ def stock_sentences(texts: Sequence[str], at_least: int = STOCK_MESSAGES) -> lis
     for text in texts:
         seen = set()
         for sentence in sentences(split_subject(text)[1]):
-            key = " ".join(sentence.lower().split())  # as _sentence_keys folds it
+            key = fold(sentence)
             if key not in seen and not is_formula(sentence):
                 seen.add(key)
                 shown.setdefault(key, sentence)
@@ -109,14 +110,14 @@ def stock_share(texts: Sequence[str], stock: Sequence[StockSentence]) -> float |
     """The share of ``texts`` holding at least one of the ``stock`` sentences."""
     if not texts:
         return None
-    keys = {" ".join(s.sentence.lower().split()) for s in stock}
+    keys = {fold(s.sentence) for s in stock}
     holding = sum(1 for t in texts if keys.intersection(_sentence_keys(t)))
     return round(holding / len(texts), 4)
 
 
 def _most_held(texts: Sequence[str], stock: Sequence[StockSentence], top: int = 5) -> list[StockSentence]:
     """The ``top`` stock sentences most widespread in ``texts``, counted in them."""
-    keys = {" ".join(s.sentence.lower().split()): s.sentence for s in stock}
+    keys = {fold(s.sentence): s.sentence for s in stock}
     holding: Counter[str] = Counter()
     for text in texts:
         holding.update(keys.keys() & set(_sentence_keys(text)))

@@ -104,18 +104,8 @@ async def write_candidates(
     situations: list[str] = []
     error = None
     for attempt in range(1 + RETRIES):
-        # a retry asks for situations only while too few are in hand (they cost a third of a
-        # call's tokens)
-        more = request.situations if len(situations) < needed else 0
         try:
-            written, told = await write_probes(
-                llm,
-                request.messages if more else request.without_situations,
-                request.wanted,
-                request.seed + attempt,
-                request.max_chars,
-                more,
-            )
+            written, told = await write_probes(llm, *request.call(attempt, len(situations) < needed))
         except LLMError as exc:
             error = str(exc)
             break
@@ -157,10 +147,12 @@ class GroupRequest:
     situations: int = 0  # the patient's situations asked for with questions written alone
     no_situations: list[dict[str, str]] | None = None  # the messages without asking for them
 
-    @property
-    def without_situations(self) -> list[dict[str, str]]:
-        """The request's messages without the ask for situations (for a retry that has enough)."""
-        return self.no_situations or self.messages
+    def call(self, attempt: int = 0, situations: bool = True) -> tuple:
+        """``write_probes``'s arguments for call ``attempt`` (0: the first, then retries): a
+        retry that has enough situations in hand asks for none (they cost a third of a call)."""
+        more = self.situations if situations else 0
+        messages = self.messages if more else (self.no_situations or self.messages)
+        return messages, self.wanted, self.seed + attempt, self.max_chars, more
 
     @property
     def max_chars(self) -> int:
@@ -182,7 +174,7 @@ def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupR
 def cached_groups(inputs: RunInputs, llm: LLMClient, run_seed: int) -> int:
     """How many groups' first request the LLM cache already answers (no LLM call)."""
     return sum(
-        probes_cached(llm, r.messages, r.wanted, r.seed, r.max_chars, r.situations)
+        probes_cached(llm, *r.call())
         for r in (group_request(inputs, cells, run_seed) for cells in plan_groups(inputs).values())
     )
 
@@ -267,7 +259,8 @@ async def generate_probes(
         )
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}
-        order = register_order(candidates, persona) if one_question else None
+        grades = [c.reading_grade if c is not None else None for c in first]
+        order = register_order(candidates, persona, grades) if one_question else None
         chosen = most_usable(first, len(cells), copies, order)
         texts = [candidates[i] for i in chosen]
         checks = await checked(texts)  # again, so a duplicate names the probe it repeats
