@@ -6,7 +6,8 @@ person labelled (``data/meaning-labels/*.jsonl``: ``seed``, ``topic``, ``qtype``
 
 Which file was used for what: ``breast-cancer*.jsonl`` and ``gallstones-osteoporosis-1.5b.jsonl``
 set the check (its floor, margin, aspect wordings and ``drift_patterns``);
-``shingles-gout-1.5b.jsonl`` was labelled blind after the check was frozen and never tuned on.
+``shingles-gout-1.5b.jsonl`` and ``psoriasis-drymouth-1.5b.jsonl`` were labelled blind after
+the check was frozen and never tuned on.
 
 Runs the checks a question-only probe gets (its flaws, then the meaning check, its story
 naming the topic) on every labelled question and prints, for the whole file and for its even

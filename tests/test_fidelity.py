@@ -16,6 +16,7 @@ from simpop.population.fidelity import (
     syllables,
 )
 from simpop.population.fidelity_summary import fidelity_summary
+from simpop.population.message_style import ages_fit
 
 
 def test_reading_grade_hand_computed():
@@ -264,3 +265,18 @@ def test_a_question_written_alone_that_speaks_of_the_chatbot_is_a_flaw():
     assert flaw("What are the symptoms of glaucoma?", [], "", one_question=True) is None
     # a message to the bot may speak of it ("can this chatbot book appointments?")
     assert flaw("Can this chatbot book me an appointment?", [], "") is None
+
+
+def test_ages_a_message_gives_are_counted_against_the_personas():
+    assert ages_fit("I am 81 and my son is 55.", 81) is True
+    assert ages_fit("I'm a 30-year-old woman.", 81) is False  # the writer's own
+    assert ages_fit("My mother is 81 and has it.", 81) is False  # a relative the writer cannot have
+    assert ages_fit("My 3-year-old son has cloudy eyes.", 81) is False
+    assert ages_fit("My eyes hurt since 3 weeks.", 81) is None  # no age given
+    assert ages_fit("I am 30.", None) is None  # no age to hold it against
+    old = _persona("old", "medium").model_copy(update={"vignette": "Margaret, 81 years old."})
+    texts = ["I am 81 and my eyes hurt.", "I'm 52 and my eyes hurt.", "My sister is 79.", "My eyes hurt."]
+    summary = fidelity_summary([old], [_probe("old", i, t, 5.0) for i, t in enumerate(texts)])
+    [row] = summary.personas
+    assert (row.ages_stated, row.ages_off) == (3, 1)
+    assert any("1 of the 3 messages giving an age" in w for w in summary.warnings)

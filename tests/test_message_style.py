@@ -103,8 +103,13 @@ def test_a_written_situation_is_told_instead_of_a_frame_and_says_so():
     assert compose("How is glaucoma treated?", never, "Glaucoma", 3, situation=situation).story is None
 
 
-def test_a_question_that_already_asks_gets_no_second_request_frame():
+def test_only_a_wh_question_is_put_as_a_request():
     persona = _persona(literacy="low", no_question_mark=1.0, story=0.0, greeting=0.0, closing=0.0)
     for seed in range(30):
         body = compose("I want to know what cataract is?", persona, "Cataract", seed).body
         assert body.lower().count("want to know") == 1, body
+    standard = _persona(no_question_mark=1.0, story=0.0, greeting=0.0, closing=0.0, second_question=0.0)
+    asks = [compose("Can you describe the symptoms?", standard, None, seed).body for seed in range(30)]
+    assert set(asks) == {"Can you describe the symptoms."}  # never "Please tell me can you ..."
+    wh = {compose("What causes it?", standard, None, seed).body for seed in range(30)}
+    assert "What causes it." in wh and any(b.endswith("what causes it") for b in wh)

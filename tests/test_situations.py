@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 from helpers import simpop, write_config
 
+from simpop.config import load_personas
+from simpop.models import Persona
+from simpop.population.probes import situation_examples
 from simpop.population.situations import checked_situation, usable_situations
+from simpop.prompts import load_prompt_data
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import reworded, with_judges
 
+PERSONAS = Path(__file__).parents[1] / "personas"
 VIGNETTE = "You are Margaret, 81 years old, calling the clinic's voice line about your health."
 
 
@@ -23,6 +29,8 @@ def test_an_indirect_question_is_cut_off_and_what_asks_is_dropped():
     )
     assert checked_situation("I'm interested in learning more about glaucoma.", VIGNETTE) is None
     assert checked_situation("Is this normal for my age?", VIGNETTE) is None  # a question
+    asks = "My eyes have been cloudy since May. Is it normal? My son says no."
+    assert checked_situation(asks, VIGNETTE) == "My eyes have been cloudy since May."
     assert checked_situation("I asked the chatbot about it yesterday.", VIGNETTE) is None  # the simulation
     assert (
         checked_situation("Margaret, 81 years old, calling the clinic's voice line", VIGNETTE) is None
@@ -31,6 +39,46 @@ def test_an_indirect_question_is_cut_off_and_what_asks_is_dropped():
     assert usable_situations(["My mum has it too.", "My mum has it too.", "Why?"], VIGNETTE) == [
         "My mum has it too."
     ]
+
+
+def test_a_story_is_told_by_the_patient_at_the_patients_age():
+    assert checked_situation("A 65-year-old patient is being evaluated for cataracts.", VIGNETTE) is None
+    assert checked_situation("I'm a 30-year-old woman and my eyes are cloudy.", VIGNETTE) is None
+    assert checked_situation("I am 52 and my eyes have been cloudy since May.", VIGNETTE) is None
+    assert checked_situation("I am 80 and my eyes have been cloudy since May.", VIGNETTE)  # a year off
+    # a relative's age, a pregnancy week or a dose is no age of the writer's
+    for told in ("My son is 54 and has cataracts.", "I'm 22 weeks pregnant and my sight is blurry."):
+        assert checked_situation(told, VIGNETTE) == told
+    # but a relative's age must fit the writer's: an 81-year-old's mother is not 81, her son not 3
+    assert checked_situation("My mother is 81 and has cataracts.", VIGNETTE) is None
+    assert checked_situation("My 3-year-old son has cloudy eyes.", VIGNETTE) is None
+    assert checked_situation("My sister, who is 79, has cataracts.", VIGNETTE)
+
+
+def test_no_two_situations_share_a_sentence_and_none_copies_an_example():
+    example = "My mother is 81 and lives alone since 2019. I drive her to all her appointments."
+    told = [
+        "My mother is 81 and lives alone since 2019. Her eyes got cloudy in March.",  # the example's
+        "I have diabetes for 12 years. I need to get my sugar under control before it gets worse.",
+        "My wife has diabetes for 3 years. I need to get my sugar under control before it gets any worse.",
+        "I have had blurry sight since my operation 2 years ago.",
+    ]
+    # a shared sentence is left out; what is left is told where it is still a story of one's own
+    left = "My wife has diabetes for 3 years."
+    assert usable_situations(told, VIGNETTE, [example]) == [told[1], left, told[3]]
+    # nor one a situation written before
+    assert usable_situations(told[3:], VIGNETTE, had=[told[3]]) == []
+
+
+def test_examples_of_a_situation_are_in_the_personas_register_and_language():
+    pool = load_prompt_data("situation_examples")[0]
+    personas = {p.id: p for p in load_personas(PERSONAS)}
+    learner = situation_examples(personas["non-native-a2"], seed=1)
+    assert len(learner) == 2 and set(learner) <= set(pool["learner"])
+    assert set(situation_examples(personas["low-literacy"], seed=1)) <= set(pool["plain"])
+    assert situation_examples(personas["low-literacy"], 1) != situation_examples(personas["low-literacy"], 2)
+    german = Persona(**{**personas["typical-adult"].model_dump(), "language": "de"})
+    assert situation_examples(german, seed=1) == []  # the examples are English: none, not English ones
 
 
 SITUATIONS = [
@@ -64,7 +112,10 @@ def test_a_run_tells_the_situations_the_llm_wrote_one_per_message(project):
     with FakeOpenAIServer(default=with_judges(_patient)) as llm:
         run, asked = _run_typical_adult(project, llm)
     assert run.returncode == 0, run.stderr
-    assert "apart from the questions, write 2 different things" in asked[0]["messages"][-1]["content"]
+    task = asked[0]["messages"][-1]["content"]
+    assert "apart from the questions, write 2 different things" in task
+    pool = load_prompt_data("situation_examples")[0]["standard"]
+    assert sum(example in task for example in pool) == 2  # two examples of how people tell theirs
     [folder] = (project / "runs").iterdir()
     probes = [json.loads(line) for line in (folder / "probes.jsonl").read_text().splitlines()]
     told = {p["variant"]: p for p in probes if p["fidelity"]["story"] == "written"}

@@ -89,6 +89,8 @@ class PersonaFidelity(Record):
     noisy_wer: float | None = Field(None, description="word error rate of noisy against clean text")
     stories_written: int = Field(0, description="messages whose story is the situation the LLM wrote")
     stories_from_frames: int = Field(0, description="messages whose story is a sentence frame (the fallback)")
+    ages_stated: int = Field(0, description="messages giving an age, the writer's or a relative's")
+    ages_off: int = Field(0, description="of those, messages whose ages the persona's age contradicts")
 
 
 class MessageShapes(Record):

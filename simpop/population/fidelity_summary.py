@@ -15,12 +15,14 @@ from simpop.models import FidelitySummary, MessageShapes, Persona, PersonaFideli
 from simpop.paths import cache_dir
 from simpop.population.fidelity import distinct_ratio, reading_grade
 from simpop.population.language_level import LEVELS, level_name
+from simpop.population.message_style import ages_fit, stated_age
 from simpop.population.noise import total_errors
 from simpop.population.realism import MEQSUM, REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
 
 LITERACY_ORDER = ("low", "medium", "high")
 IN_LANGUAGE = 0.9  # a persona with fewer messages in its language is flagged
 LOW_VALID_SHARE = 0.85
+AGES_OFF = 0.05  # more of the messages giving an age contradict the persona: a warning (issue 41)
 MEQSUM_NAME = "MeQSum"
 # at 20 messages a share of 0.47 moves by ±0.11 (one standard error) by chance alone
 FEW_MESSAGES = 50
@@ -142,6 +144,8 @@ def _usable(probes: list[Written]) -> int:
 def persona_fidelity(persona: Persona, probes: list[Written]) -> PersonaFidelity:
     """One persona's row: counts, shares and means over its probes."""
     written = [p for p in probes if p.text and p.checked]
+    own = stated_age(persona)
+    ages = [fit for fit in (ages_fit(p.text or "", own) for p in written) if fit is not None]
     noisy = [p for p in written if p.noisy_text is not None]
     errors = total_errors((p.text or "", p.noisy_text or "") for p in noisy)
     return PersonaFidelity(
@@ -160,6 +164,8 @@ def persona_fidelity(persona: Persona, probes: list[Written]) -> PersonaFidelity
         noisy_wer=round(errors.wer, 3) if errors.wer is not None else None,
         stories_written=sum(1 for p in written if p.story == "written"),
         stories_from_frames=sum(1 for p in written if p.story == "frame"),
+        ages_stated=len(ages),
+        ages_off=ages.count(False),
     )
 
 
@@ -264,6 +270,11 @@ def fidelity_summary(
                 + ")"
             )
     for row in rows:
+        if row.ages_off > AGES_OFF * row.ages_stated:
+            warnings.append(
+                f"persona '{row.persona_id}': {row.ages_off} of the {row.ages_stated} messages giving an age "
+                "give one its description contradicts (the writer's, or a relative's that cannot fit)"
+            )
         if row.stories_from_frames > row.stories_written:
             told = row.stories_written + row.stories_from_frames
             warnings.append(

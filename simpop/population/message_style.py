@@ -70,8 +70,60 @@ _RELATIVE_AGE = {
 
 def stated_age(persona: Persona) -> int | None:
     """The age the persona's vignette gives ("a 52-year-old", "81 years old"), if any."""
-    match = _STATED_AGE.search(persona.vignette)
+    return described_age(persona.vignette)
+
+
+def described_age(description: str) -> int | None:
+    """The age a description of someone gives ("a 52-year-old", "81 years old"), if any."""
+    match = _STATED_AGE.search(description)
     return int(match.group(1) or match.group(2)) if match else None
+
+
+_RELATIVE_WITH_AGE = re.compile(
+    rf"\bmy ({'|'.join(_RELATIVE_AGE)}),? (?:is|who is) (\d{{1,3}})\b(?!\s*(?:weeks?|months?|days?|kg|%))|"
+    rf"\bmy (\d{{1,3}})[- ]years?[- ]old ({'|'.join(_RELATIVE_AGE)})\b",
+    re.IGNORECASE,
+)
+_OWN_AGE = re.compile(
+    r"\b(?:i am|i'm|im)\s+(\d{2})\b(?!\s*(?:weeks?|months?|days?|hours?|minutes?|times?|kg|kilos?|lbs?|"
+    r"pounds|mg|cm|%|percent))|\bi have\s+(\d{2})\s+years?\b(?!\s+(?:of|ago|since|now))|"
+    r"\b(?:i am|i'm|im)\s+an?\s+(\d{2})[- ]years?[- ]old\b|\bmy age is (\d{2})\b|\bat (\d{2}),? i\b",
+    re.IGNORECASE,
+)
+
+
+def relative_ages(text: str) -> list[tuple[str, int]]:
+    """The relatives a message gives an age ("my mother is 81", "my 6-year-old son", "my
+    sister, who is 70"), with that age."""
+    found = []
+    for match in _RELATIVE_WITH_AGE.finditer(text):
+        kind, age = (match.group(1), match.group(2)) if match.group(1) else (match.group(4), match.group(3))
+        found.append((kind.lower(), int(age)))
+    return found
+
+
+def fits_age(own: int, relative: str, age: int, slack: int = 3) -> bool:
+    """Whether someone of age ``own`` can have a ``relative`` of ``age`` (within ``slack`` years
+    of the differences in ``_RELATIVE_AGE``; a relative it does not know always fits)."""
+    if relative not in _RELATIVE_AGE:
+        return True
+    low, high = _RELATIVE_AGE[relative]
+    return own + low - slack <= age <= own + high + slack
+
+
+def ages_fit(text: str, own: int | None) -> bool | None:
+    """Whether the ages a message gives (the writer's, a relative's) fit a writer of age
+    ``own``; None where it gives none (or the age is not known)."""
+    mine, theirs = own_ages(text), relative_ages(text)
+    if own is None or not (mine or theirs):
+        return None
+    return all(abs(a - own) <= 1 for a in mine) and all(fits_age(own, kind, a) for kind, a in theirs)
+
+
+def own_ages(text: str) -> list[int]:
+    """The ages a message gives as the writer's own ("I am 52", "I'm a 40-year-old", "I have
+    63 years")."""
+    return [int(next(g for g in m.groups() if g)) for m in _OWN_AGE.finditer(text)]
 
 
 def _fill(frame: str, rng: random.Random, topic: str | None, persona: Persona, question: str = "") -> str:
@@ -126,20 +178,18 @@ def _story(
     return rng.choice(named or [f for f in frames_ if topic or "{topic}" not in f])
 
 
-_ASKS_ALREADY = re.compile(
-    r"^(?:(?:can|could|would|will|please)\b.*\b(?:tell|explain|help)\b|"
-    r"i\s+(?:want|wanted|would like|'d like|need)\s+to\s+know\b|"
-    r"(?:please\s+)?tell\s+me\b|i\s+need\s+information\b)",
-    re.IGNORECASE,
-)
+_WH_QUESTION = re.compile(r"^(?:what|how|why|when|where|who|which|whose)\b", re.IGNORECASE)
 
 
 def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona) -> str:
+    """The question without its question mark: half the wh-questions put as a request ("I would
+    like to know what causes it"; "Please tell me can you ..." is no way to ask), the others
+    ended with a full stop, or with nothing in the plain register."""
     bare = question.rstrip().rstrip("?").rstrip()
-    if rng.random() < 0.5 or _ASKS_ALREADY.match(bare):
-        return bare
-    lowered = bare[:1].lower() + bare[1:]
-    return _fill(rng.choice(frames()["statement"][kind]), rng, None, persona, lowered)
+    if _WH_QUESTION.match(bare) and rng.random() < 0.5:
+        lowered = bare[:1].lower() + bare[1:]
+        return _fill(rng.choice(frames()["statement"][kind]), rng, None, persona, lowered)
+    return bare if kind == "plain" else bare.rstrip(".") + "."
 
 
 class Composed(NamedTuple):

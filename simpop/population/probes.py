@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,7 +18,7 @@ from simpop.errors import ConfigError
 from simpop.llm import LLMClient
 from simpop.models import Domain, Persona, Scenario, Urgency
 from simpop.population.fidelity import split_sentences
-from simpop.population.message_style import register
+from simpop.population.message_style import STORIES_LANGUAGE, register
 from simpop.population.people_words import in_peoples_words
 from simpop.prompts import load_prompt, load_prompt_data
 
@@ -33,8 +34,9 @@ QUESTION_OVERSAMPLE = 3  # the same for questions alone (a reply's sentences are
 MAX_MESSAGE_CHARS = 300  # a patient's message; the schema caps it, so a list cannot run away
 MAX_QUESTION_CHARS = 120  # a question alone (its story is added apart)
 TOKENS_PER_CHAR = 0.3  # the reply's token budget per character of a message, JSON quoting included
-SITUATION_CHARS = 240  # one situation of the patient's (a sentence or two)
-SITUATION_TOKENS = 50  # the reply's budget per situation asked for
+SITUATION_CHARS = 500  # one situation of the patient's (three or four sentences)
+SITUATION_EXAMPLES = 2  # examples of a situation shown with the task
+SITUATION_TOKENS = 110  # the reply's budget per situation asked for
 
 
 @lru_cache(maxsize=None)
@@ -158,7 +160,8 @@ def scenario_version(scenario: Scenario) -> str:
 def prompt_id(scenario: Scenario) -> str:
     """The versions of the prompts that write a probe, recorded on it."""
     templates = [load_prompt(name).id for name in ("patient_system", "probe_task")]
-    data = [f"{name}@{load_prompt_data(name)[1]}" for name in ("angles", "everyday_words", "stories")]
+    names = ("angles", "everyday_words", "stories", "situation_examples")
+    data = [f"{name}@{load_prompt_data(name)[1]}" for name in names]
     return "+".join([*templates, *data, f"{scenario.id}@{scenario_version(scenario)}"])
 
 
@@ -185,9 +188,11 @@ def probe_messages(
     source: ProbeSource,
     n: int,
     situations: int = 0,
+    shown: list[str] | None = None,
 ) -> list[dict[str, str]]:
     """The persona as system prompt; the scenario's situation and ``n`` messages to write as
-    the task (and ``situations`` stories of the patient's, for questions written alone)."""
+    the task (and ``situations`` stories of the patient's, for questions written alone, with
+    the ``shown`` examples of ``situation_examples``)."""
     system = persona_system(persona)
     text = situation(scenario, domain, source)
     one_question = writes_question_only(scenario, source)
@@ -199,8 +204,18 @@ def probe_messages(
         angles=(angles("wording", persona) if one_question else angles("message"))[: max(n, 3)],
         everyday_words=everyday_words(persona, " ".join(source.questions) or text, domain),
         situations=situations if one_question else 0,
+        situation_examples=shown or [],
     )
     return [{"role": "system", "content": system}, {"role": "user", "content": task}]
+
+
+def situation_examples(persona: Persona, seed: int, k: int = SITUATION_EXAMPLES) -> list[str]:
+    """``k`` examples of a situation in the persona's register, drawn by ``seed``; none for a
+    persona writing another language than the examples'."""
+    if persona.language.split("-")[0] != STORIES_LANGUAGE:
+        return []
+    pool = load_prompt_data("situation_examples")[0][register(persona)]
+    return random.Random(seed).sample(pool, min(k, len(pool)))
 
 
 def _reply(n: int, max_chars: int, situations: int) -> tuple[type[BaseModel], int]:

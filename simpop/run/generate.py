@@ -38,6 +38,7 @@ from simpop.population.probes import (
     probe_messages,
     probes_cached,
     prompt_id,
+    situation_examples,
     write_probes,
     writes_question_only,
 )
@@ -109,7 +110,7 @@ async def write_candidates(
         except LLMError as exc:
             error = str(exc)
             break
-        situations = list(dict.fromkeys(situations + usable_situations(told, vignette)))
+        situations += usable_situations(told, vignette, request.shown, situations)
         candidates += one_question_each(written) if request.one_question else written
         checks = await check(candidates)
         if len(usable(checks)) >= needed:
@@ -146,6 +147,7 @@ class GroupRequest:
     one_question: bool
     situations: int = 0  # the patient's situations asked for with questions written alone
     no_situations: list[dict[str, str]] | None = None  # the messages without asking for them
+    shown: tuple[str, ...] = ()  # the examples of a situation the messages show
 
     def call(self, attempt: int = 0, situations: bool = True) -> tuple:
         """``write_probes``'s arguments for call ``attempt`` (0: the first, then retries): a
@@ -166,9 +168,11 @@ def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupR
     one_question = writes_question_only(scenario, source)
     wanted = (QUESTION_OVERSAMPLE if one_question else OVERSAMPLE) * len(cells)
     situations = len(cells) if one_question else 0
-    messages = probe_messages(persona, scenario, inputs.domain, source, wanted, situations)
+    seed = sampling_seed(run_seed, cells[0])
+    shown = situation_examples(persona, seed) if situations else []
+    messages = probe_messages(persona, scenario, inputs.domain, source, wanted, situations, shown)
     plain = probe_messages(persona, scenario, inputs.domain, source, wanted) if situations else None
-    return GroupRequest(messages, wanted, sampling_seed(run_seed, cells[0]), one_question, situations, plain)
+    return GroupRequest(messages, wanted, seed, one_question, situations, plain, tuple(shown))
 
 
 def cached_groups(inputs: RunInputs, llm: LLMClient, run_seed: int) -> int:
