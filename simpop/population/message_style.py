@@ -79,9 +79,10 @@ def described_age(description: str) -> int | None:
     return int(match.group(1) or match.group(2)) if match else None
 
 
+_RELATIVES = "|".join(_RELATIVE_AGE)
 _RELATIVE_WITH_AGE = re.compile(
-    rf"\bmy ({'|'.join(_RELATIVE_AGE)}),? (?:is|who is) (\d{{1,3}})\b(?!\s*(?:weeks?|months?|days?|kg|%))|"
-    rf"\bmy (\d{{1,3}})[- ]years?[- ]old ({'|'.join(_RELATIVE_AGE)})\b",
+    rf"\bmy ({_RELATIVES}),? (?:is|who is) (\d{{1,3}})\b(?!\s*(?:weeks?|months?|days?|kg|%))|"
+    rf"\bmy (\d{{1,3}})[- ]years?[- ]old ({_RELATIVES})\b",
     re.IGNORECASE,
 )
 _OWN_AGE = re.compile(

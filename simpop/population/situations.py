@@ -45,9 +45,9 @@ def checked_situation(text: str, vignette: str) -> str | None:
     that the description contradicts."""
     sentences = []
     for sentence in split_sentences(" ".join(text.split())):
-        kept = _WONDERING.sub("", sentence).strip().rstrip(",;:")
         if "?" in sentence:
             break  # the story ends where the patient starts asking
+        kept = _WONDERING.sub("", sentence).strip().rstrip(",;:")
         if kept != sentence.strip():
             if len(_WORD.findall(kept)) >= MIN_WORDS:
                 sentences.append(kept.rstrip(".!") + ".")
