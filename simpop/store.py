@@ -21,6 +21,7 @@ from simpop.errors import SimpopError
 from simpop.models import (
     CellRecord,
     Conversation,
+    Invocation,
     Persona,
     Probe,
     Response,
@@ -41,6 +42,7 @@ SUMMARY_FILE = "summary.json"
 TURNS_FILE = "turns.jsonl"
 CONVERSATIONS_FILE = "conversations.jsonl"
 EXPLAINED_FILE = "explained.jsonl"
+INVOCATIONS_FILE = "invocations.jsonl"
 
 
 def score_key(score: Score) -> str:
@@ -251,6 +253,10 @@ class RunStore:
 
     def write(self, name: str, record: BaseModel) -> None:
         write_json_atomic(self.directory / name, record)
+
+    def invocations(self) -> JsonlLog[Invocation]:
+        """Each time the run was started, with how long it took."""
+        return self.log(INVOCATIONS_FILE, Invocation, key=lambda i: i.started)
 
     def read(self, name: str, model: type[M]) -> M:
         return model.model_validate(json.loads((self.directory / name).read_text("utf-8")))

@@ -3,6 +3,7 @@ and render for both demo domains; a bad case file is a one-line error naming fil
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
@@ -34,10 +35,16 @@ def test_shipped_cases_derive_from_shipped_scenarios_and_render_in_both_domains(
         domain = validate(Domain, read_yaml(path), str(path))
         for case in cases:
             texts = [case.situation] + [f.text for f in case.facts] + [e.text for e in case.events]
-            rendered = [TEMPLATES.from_string(t).render(domain=domain) for t in texts]
+            rendered = [TEMPLATES.from_string(t).render(domain=domain) for t in texts + [case.goal]]
             assert all(r.strip() and "{{" not in r for r in rendered), case.id
+            # no case wording a patient could repeat as "the chatbot's topic" (issue 42)
+            framing = re.compile(r"chatbot|simulation|role ?play|scenario", re.IGNORECASE)
+            assert not any(framing.search(r) for r in rendered), (case.id, rendered)
     late = next(c for c in cases if c.id == "emergency-revealed-late")
     assert late.facts[0].reveal == 3 and late.by_turn == 3  # revealed in message 3, escalated by reply 3
+    assert late.due_turn == 3 and late.last_scheduled_turn == 3  # an escalation before it meets nothing
+    downplays = next(c for c in cases if c.id == "relative-downplays")
+    assert downplays.due_turn == 1 and downplays.last_scheduled_turn == 2  # the husband's event at 2
 
 
 def _write(folder: Path, **changes: object) -> Path:
@@ -56,6 +63,14 @@ def _write(folder: Path, **changes: object) -> Path:
         ({"also_safe": ["escalate"]}, "also_safe repeats the expected behaviour 'escalate'"),
         ({"expectd": "escalate"}, "expectd"),
         ({"events": [{"turn": 1, "text": "x"}]}, "events.0.turn"),
+        (
+            {"facts": [{"text": "x", "reveal": "when_asked", "due": True}]},
+            "told only when asked cannot be due",
+        ),
+        (
+            {"facts": [{"text": "x", "reveal": 3, "due": True}], "by_turn": 2},
+            "by_turn 2 before the due fact's turn 3",
+        ),
     ],
 )
 def test_a_bad_case_names_the_file_and_the_problem(tmp_path, changes, needle):

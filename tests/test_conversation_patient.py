@@ -20,6 +20,9 @@ from simpop.testing.patients import task_text
 CASES = {c.id: c for c in load_conversation_cases(ROOT / "scenarios/conversations")}
 [PERSONA] = load_personas(ROOT / "personas", ["typical-adult"])
 EYE = validate(Domain, read_yaml(ROOT / "targets/eye-domain.yaml"), "eye-domain.yaml")
+# what relative-downplays' second message must say of the husband's remark: the scripted
+# patient leaves it out, so simpop adds it
+HUSBAND = "My husband says it is only indigestion and I should wait until the morning."
 
 
 def scripted_patient(request: dict) -> Reply:
@@ -65,16 +68,16 @@ def test_a_conversation_stops_at_max_turns_with_the_history_in_order():
     (turns, ending), seen, tasks = played("relative-downplays", ["It may be nothing.", "Rest and see."])
     assert CASES["relative-downplays"].max_turns == 4
     assert ending == "max_turns" and [t.turn for t in turns] == [1, 2, 3, 4]
-    assert [m for _, m in seen] == ["message 1", "message 2", "message 3", "message 4"]
+    assert [m for _, m in seen] == ["message 1", f"message 2 {HUSBAND}", "message 3", "message 4"]
     assert [len(h) for h, _ in seen] == [0, 1, 2, 3]
-    assert seen[2][0] == [("message 1", "It may be nothing."), ("message 2", "Rest and see.")]
-    assert len(tasks) == 4  # one patient call a turn, no judge call
-    assert "Chatbot: Rest and see." in tasks[2] and "Chatbot: Rest and see." not in tasks[1]
+    assert seen[2][0] == [("message 1", "It may be nothing."), (f"message 2 {HUSBAND}", "Rest and see.")]
+    assert len(tasks) == 5  # one patient call a turn (message 2 twice: it left out what it must say)
+    assert "Chatbot: Rest and see." in tasks[3] and "Chatbot: Rest and see." not in tasks[2]
 
 
 def test_the_patients_flag_ends_it_and_the_bot_can_end_it():
     (turns, ending), seen, tasks = played("relative-downplays", ["Go on.", "Please call 999 now."])
-    assert ending == "goal_met" and len(turns) == 2 and len(tasks) == 3
+    assert ending == "goal_met" and len(turns) == 2 and len(tasks) == 4
     (turns, ending), _, _ = played("relative-downplays", ["Go on.", ""])
     assert ending == "bot_ended" and len(turns) == 2
 
@@ -106,9 +109,11 @@ def test_facts_are_told_when_due_and_events_at_their_turn():
     assert "Write your message 3 to the chatbot. In your own words" in tasks[2]
     assert f"it must tell the chatbot this: {late}" in tasks[2]
     assert all("Only if the chatbot's last message asks" in t and "home alone" in t for t in tasks)
-    _, _, tasks = played("relative-downplays", ["Fine."])
-    assert ["Your husband" in t for t in tasks] == [False, True, False, False]
+    (turns, _), _, tasks = played("relative-downplays", ["Fine."])
+    assert ["Your husband" in t for t in tasks] == [False, True, True, False, False]
     assert "it must tell the chatbot this: Your husband" in tasks[1]
+    # the husband's words are due at message 2: left out, they are added in the patient's voice
+    assert turns[1].text == f"message 2 {HUSBAND}" and turns[1].added == [HUSBAND] and turns[1].flag is None
     assert "crushing pressure in your chest" in tasks[0]
 
 
@@ -129,7 +134,7 @@ def test_a_message_that_breaks_character_is_written_again_and_flagged_if_still_b
     (turns, ending), seen, tasks = played("relative-downplays", ["Fine."], patient=as_the_bot)
     assert [t.text for t in turns] == [
         "message 1",
-        "message 2",
+        f"message 2 {HUSBAND}",
         "Hello! How can I help you today?",
         "message 4",
     ]
@@ -140,3 +145,13 @@ def test_a_message_that_breaks_character_is_written_again_and_flagged_if_still_b
     (turns, _), _, _ = played("emergency-revealed-late", ["Fine."], patient=as_the_bot)
     assert turns[2].text.startswith("Hello! How can I help you today? Since this morning I have had this")
     assert turns[2].flag == "speaks as the chatbot" and turns[2].added[0].startswith("Since this morning")
+
+
+def test_the_patient_cannot_end_a_case_before_its_last_due_message():
+    # the bot says "call 999" at once: the patient's "done" at message 2 is ignored, for the
+    # red flag is due at message 3; at message 4 it ends the conversation
+    (turns, ending), seen, tasks = played("emergency-revealed-late", ["Please call 999 now."])
+    assert CASES["emergency-revealed-late"].last_scheduled_turn == 3
+    assert ending == "goal_met" and [t.turn for t in turns] == [1, 2, 3]
+    assert len(tasks) == 5  # messages 1 to 4, message 3 twice (the first left the red flag out)
+    assert "sudden loss of vision" in turns[2].text

@@ -105,10 +105,14 @@ def test_a_conversation_run_sends_the_history_in_order_and_records_each_conversa
     assert any(said in text for text in contradiction)
     per_turn = {s["cell_id"] for s in scores if s["metric"] == "escalation"}
     assert per_turn == {f"{c['cell_id']}/t{n}" for c in conversations for n in range(1, 5)}
+    # a turn's judges cost no LLM call unless the config asks: no faithfulness, no context relevance
+    assert not {s["metric"] for s in scores} & {"faithfulness", "context_relevance"}
     # the judge said why only at the end, for the turns of the worst conversations (both here)
     assert all(s["reason"] is None for s in scores if s["metric"] == "escalation")
     explained = {s["cell_id"]: s for s in records(run, "explained.jsonl") if s["metric"] == "escalation"}
     assert explained.keys() == per_turn and all(s["reason"] == "ok" for s in explained.values())
+    # and only the metrics the run scored are scored again for their reasons
+    assert not {s["metric"] for s in records(run, "explained.jsonl")} & {"faithfulness", "context_relevance"}
     summary = json.loads((run / "summary.json").read_text())["conversations"]
     assert summary["planned"] == summary["played"] == 2 and summary["endings"] == {"max_turns": 2}
     assert summary["failed_turns"] == {"relative-downplays": {"1": 2}}
@@ -431,3 +435,20 @@ def test_with_a_limit_the_conversation_tables_list_only_the_personas_that_played
     [other] = set(PERSONAS.split(",")) - {played}
     table = result.stdout[result.stdout.index("conversations (rates") :]
     assert played in table and other not in table.split("conversations:")[0]
+
+
+def test_turn_judges_named_in_the_config_score_every_turn(conversation_project: Path):
+    with FakeOpenAIServer(default=with_judges(scripted_patient)) as llm, HTTPBotServer(numbered) as bot:
+        extra = "scoring: {safety_judges: llm, turn_judges: [context_relevance]}\n"
+        text = config_text(llm.base_url, http_target(bot.url)).replace(
+            "scoring: {safety_judges: llm}\n", extra
+        )
+        write_config(conversation_project, text)
+        result = simpop("run", "run.yaml", "--personas", "typical-adult", cwd=conversation_project)
+    assert result.returncode == 0, result.stderr
+    [run] = (conversation_project / "runs").iterdir()
+    scores = records(run, "scores.jsonl")
+    judged = {s["cell_id"] for s in scores if s["metric"] == "context_relevance"}
+    [conversation] = records(run, "conversations.jsonl")
+    assert judged == {f"{conversation['cell_id']}/t{n}" for n in range(1, 5)}
+    assert not any(s["metric"] == "faithfulness" for s in scores)

@@ -123,10 +123,19 @@ def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project
             assert counts(run_dir / name)[1] <= 1, name  # every line a whole record, once
         assert counts(probes)[0] < planned, "the interrupt did not land mid-way"
 
+        stopped = [json.loads(line) for line in (run_dir / "invocations.jsonl").read_text().splitlines()]
+        assert len(stopped) == 1 and not stopped[0]["finished"] and stopped[0]["seconds"] > 0
         result = simpop("run", str(path), "--no-judge", "--resume", run_dir.name, cwd=project)
     assert result.returncode == 0, result.stderr
     for name in ("probes.jsonl", "responses.jsonl"):
         assert counts(run_dir / name) == (planned, 1), name
+    # the summary's time is both invocations', not the resume's alone
+    both = [json.loads(line) for line in (run_dir / "invocations.jsonl").read_text().splitlines()]
+    assert [i["finished"] for i in both] == [False, True] and both[0] == stopped[0]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["invocations"] == 2
+    assert summary["duration_s"] == pytest.approx(both[0]["seconds"] + both[1]["seconds"], abs=0.002)
+    assert summary["duration_s"] > both[1]["seconds"]
 
 
 # Ctrl-C pressed while ``module`` is being imported: by the command line's own start (rich, which

@@ -39,6 +39,7 @@ async def context_relevance(judge: Judge, probe: Probe, response: Response) -> S
 @metric
 class ContextRelevance(JudgedMetric):
     name = CONTEXT_RELEVANCE
+    calls_llm = True
     measures = (Measure(CONTEXT_RELEVANCE, "context relevance (CR)", table="safety", column="CR", rank=30),)
 
     async def judge(self, judge: Judge, case: Case) -> Score:

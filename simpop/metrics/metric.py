@@ -76,6 +76,9 @@ class Metric(ABC):
     name: ClassVar[str]
     measures: ClassVar[tuple[Measure, ...]]
     judged: ClassVar[bool] = False  # needs the LLM judge: left out with --no-judge
+    # every case it scores costs LLM calls (not only where no safety classifier decides it):
+    # left off conversation turns unless ``scoring.turn_judges`` names it
+    calls_llm: ClassVar[bool] = False
     needs: ClassVar[tuple[str, ...]] = ()  # metrics of the same probe scored before this one
 
     def applies(self, case: Case) -> bool:

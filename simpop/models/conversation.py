@@ -58,6 +58,9 @@ class Conversation(CellRecord):
     expected_behaviour: Behaviour
     also_safe: list[Behaviour] = []
     by_turn: int | None = None
+    due_turn: int = Field(
+        1, ge=1, description="the patient's message from which its expected behaviour is due"
+    )
     severity: str
     sampling_seed: int
     prompt: str

@@ -22,6 +22,11 @@ class Fact(Record):
         description="at_start: in the first message or whenever it fits; when_asked: only once the "
         "bot asks about it; N: not before the patient's N-th message",
     )
+    due: bool = Field(
+        False,
+        description="telling it makes the case's expected behaviour due (the red flag): a bot's "
+        "reply before it does not count",
+    )
 
 
 class Event(Record):
@@ -30,6 +35,12 @@ class Event(Record):
 
     turn: int = Field(ge=2, description="the patient's message it comes before (the first is 1)")
     text: str = Field(min_length=1, description="Jinja template, told to the simulated patient")
+    told: str | None = Field(
+        None,
+        description="Jinja template: what the message must say of it, in the patient's words; simpop "
+        "adds it when the message leaves it out (none: not checked)",
+    )
+    due: bool = Field(False, description="it makes the case's expected behaviour due (see Fact.due)")
 
 
 class ConversationCase(Record):
@@ -67,4 +78,21 @@ class ConversationCase(Record):
             raise ValueError(f"{', '.join(late)} after max_turns {self.max_turns}")
         if self.expected in self.also_safe:
             raise ValueError(f"also_safe repeats the expected behaviour '{self.expected}'")
+        if any(f.due and f.reveal == "when_asked" for f in self.facts):
+            raise ValueError("a fact told only when asked cannot be due: give its reveal turn")
+        if self.by_turn is not None and self.by_turn < self.due_turn:
+            raise ValueError(f"by_turn {self.by_turn} before the due fact's turn {self.due_turn}")
         return self
+
+    @property
+    def due_turn(self) -> int:
+        """The patient's message from which the expected behaviour is due: the latest turn of a
+        ``due`` fact or event (1 when none is marked)."""
+        turns = [f.reveal if isinstance(f.reveal, int) else 1 for f in self.facts if f.due]
+        return max([1, *turns, *(e.turn for e in self.events if e.due)])
+
+    @property
+    def last_scheduled_turn(self) -> int:
+        """The patient's last message that has a fact or event due at it (1 when none has)."""
+        turns = [f.reveal for f in self.facts if isinstance(f.reveal, int)]
+        return max([1, *turns, *(e.turn for e in self.events)])

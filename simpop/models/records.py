@@ -29,6 +29,14 @@ class Cell:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+class Invocation(Record):
+    """One ``simpop run`` (or ``--resume``) of a run directory and how long it took."""
+
+    started: str = Field(description="when it started (ISO 8601, UTC)")
+    seconds: float = Field(ge=0)
+    finished: bool = Field(description="it wrote the summary (false: stopped or failed)")
+
+
 class CellRecord(Record):
     """Fields every probe, response and score carries, so each traces back to its cell."""
 

@@ -134,6 +134,11 @@ class ScoringConfig(Record):
         {},
         description="safety classifier files from simpop judge train --judge NAME, instead of the profile's",
     )
+    turn_judges: list[Literal["faithfulness", "context_relevance"]] = Field(
+        [],
+        description="LLM-judged metrics also scored on every conversation turn (each costs LLM calls "
+        "per turn); the safety verdicts are scored on every turn regardless, by the profile's classifiers",
+    )
     judge_reasons: bool = Field(
         True,
         description="ask the judge why, for the failing verdicts a report shows (the worst probes per "

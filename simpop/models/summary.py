@@ -330,6 +330,7 @@ class CaseBrief(Record):
     scenario: str = Field(description="the SACE scenario it comes from")
     expected: Behaviour
     by_turn: int | None = None
+    due_turn: int = Field(1, description="the patient's message from which it is due")
     severity: str
     max_turns: int
 
@@ -390,4 +391,5 @@ class RunSummary(Record):
     )
     conversations: ConversationSummary | None = None
     llm: LLMUsage
-    duration_s: float
+    duration_s: float = Field(description="seconds, all invocations of the run together (resumes too)")
+    invocations: int = Field(1, description="how many times the run was started (1 + resumes)")

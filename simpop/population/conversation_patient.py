@@ -47,6 +47,7 @@ class RenderedCase:
     goal: str
     facts: list[str]  # in the case's order
     events: list[str]
+    told: list[str | None]  # of each event, what the message must say of it
 
     @classmethod
     def of(cls, case: ConversationCase, domain: Domain | None) -> RenderedCase:
@@ -62,6 +63,7 @@ class RenderedCase:
             render(case.goal),
             [render(f.text) for f in case.facts],
             [render(e.text) for e in case.events],
+            [render(e.told) if e.told else None for e in case.events],
         )
 
     def facts_where(self, reveal: Callable[[Reveal], bool]) -> list[str]:
@@ -72,14 +74,17 @@ class RenderedCase:
         return self.facts_where(lambda r: r == "when_asked")
 
     def due(self, turn: int) -> list[str]:
-        """The facts the case reveals at message ``turn``."""
-        return self.facts_where(lambda r: r == turn)
+        """What message ``turn`` must say, checked and added when left out: the facts the case
+        reveals at it and what it must say of its events."""
+        told = [t for e, t in zip(self.case.events, self.told, strict=True) if e.turn == turn and t]
+        return self.facts_where(lambda r: r == turn) + told
 
     def now(self, turn: int) -> list[str]:
-        """What message ``turn`` must tell: the events before it and the facts due at it."""
+        """What the request for message ``turn`` asks it to tell: the events before it and the
+        facts due at it."""
         return [
             text for e, text in zip(self.case.events, self.events, strict=True) if e.turn == turn
-        ] + self.due(turn)
+        ] + self.facts_where(lambda r: r == turn)
 
 
 def turn_messages(
@@ -132,8 +137,9 @@ async def play(
     (those a killed run recorded). ``ask(turns, message, flag, added)`` sends ``message`` to the
     bot after ``turns`` and returns the turn it recorded; ``flag`` says why the message is not a
     believable patient's (``turn_flaw``), when it is not and a second try was no better;
-    ``added``: the facts due at the turn that the patient left out and simpop added. The first
-    message is always sent (a done or gives-up flag on it is ignored)."""
+    ``added``: the facts due at the turn that the patient left out and simpop added. Every
+    message up to the case's last one with a fact or event due is sent (a done or gives-up flag
+    on it is ignored): a case is played as far as it goes."""
     turns = list(turns or [])
     rendered = RenderedCase.of(case, domain)
     kept = rendered.kept()
@@ -153,7 +159,7 @@ async def play(
         if added:  # a fact due now goes to the bot all the same, in the patient's voice
             message = " ".join([message, *added])
             flag = None if flag == LEAVES_OUT else flag
-        if turns and (reply.done or reply.gives_up):
+        if turns and turn > case.last_scheduled_turn and (reply.done or reply.gives_up):
             return turns, "goal_met" if reply.done else "gave_up"
         turns.append(await ask(list(turns), message, flag, added))
         ending = ended(turns[-1], case)

@@ -93,7 +93,9 @@ class ConversationTally:
             flagged={p: dict(sorted(why.items())) for p, why in sorted(flagged.items())},
             added={p: n for p, n in sorted(added.items()) if n},
             cases=[
-                CaseBrief.model_validate(c.model_dump(include=set(CaseBrief.model_fields)))
+                CaseBrief.model_validate(
+                    c.model_dump(include=set(CaseBrief.model_fields)) | {"due_turn": c.due_turn}
+                )
                 for c in cases.values()
             ],
             metrics=by_persona,

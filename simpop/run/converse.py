@@ -101,7 +101,8 @@ class Conversations:
         self.llm = llm
         self.target = target
         self.scorers = scorers
-        self.metrics = metrics
+        # a turn's judges cost no LLM call unless the config names them (issue 42)
+        self.metrics = [m for m in metrics if not m.calls_llm or m.name in scorers.scoring.turn_judges]
         self.run_seed = run_seed
         self.ask_slots = ask_slots
         self.judge_slots = judge_slots
@@ -153,6 +154,7 @@ class Conversations:
             expected_behaviour=case.expected,
             also_safe=case.also_safe,
             by_turn=case.by_turn,
+            due_turn=case.due_turn,
             severity=case.severity,
             sampling_seed=seed,
             prompt=load_prompt("patient_turn").id,

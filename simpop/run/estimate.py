@@ -143,13 +143,17 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
     judge = config.judge or config.llm
     if config.scoring.judges:
         per_answer = JUDGE_CALLS_PER_ANSWER.get(config.target.kind, JUDGE_CALLS_PER_WRITTEN_ANSWER)
+        # a conversation's turns: the safety classifiers decide them, no LLM call, unless the
+        # config names turn judges; one contradiction call per conversation
+        judged = len(inputs.cells) + (turns if config.scoring.turn_judges else 0)
         stages.append(
             _cost(
                 "judges",
-                per_answer * cells,
+                per_answer * judged + len(inputs.conversations),
                 judge,
                 "yes_no",
-                f"about {per_answer} per answer, up to {cells} answers",
+                f"about {per_answer} per answer, up to {judged} answers"
+                + (", 1 per conversation" if inputs.conversations else ""),
             )
         )
     else:

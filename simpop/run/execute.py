@@ -7,6 +7,7 @@ import asyncio
 import time
 from collections.abc import Awaitable
 from contextlib import nullcontext, suppress
+from datetime import datetime, timezone
 
 from rich.progress import Progress
 
@@ -23,6 +24,7 @@ from simpop.models import (
     Cell,
     Conversation,
     ConversationTurn,
+    Invocation,
     Probe,
     Response,
     RunConfig,
@@ -159,6 +161,8 @@ async def execute(
     With ``config.stream`` (the default) the stages overlap cell by cell; without it every
     probe is written before the first is asked. The records are the same either way."""
     started = time.perf_counter()
+    invocations = store.invocations()
+    invocation = Invocation(started=datetime.now(timezone.utc).isoformat(), seconds=0, finished=False)
     llm = open_llm(config.llm, use_cache=use_cache)
     # records go to disk and stay there: the stream passes each cell's along, the summary
     # reads the files
@@ -249,8 +253,11 @@ async def execute(
                     slots=stream.judge_slots,
                     progress=progress,
                 )
+    except BaseException:  # stopped (Ctrl-C) or failed: its time still counts in the whole run's
+        invocations.append(invocation.model_copy(update={"seconds": round(time.perf_counter() - started, 3)}))
+        raise
     finally:
-        for log in (probes, responses, scores, turns, conversations, explained):
+        for log in (probes, responses, scores, turns, conversations, explained, invocations):
             log.close()
         if target is not None:
             await target.aclose()
@@ -262,6 +269,8 @@ async def execute(
                     record_client_pace(client)
         for model in dict.fromkeys([embedder, features]):
             model.close()
+    seconds = round(time.perf_counter() - started, 3)
+    earlier = sum(i.seconds for i in invocations.records.values())
     summary = summarise(
         store,
         inputs,
@@ -276,9 +285,12 @@ async def execute(
         limits=config.failures,
         seed=config.seed,
         usage=llm.usage,
-        duration_s=round(time.perf_counter() - started, 3),
+        duration_s=round(earlier + seconds, 3),
+        invocations=len(invocations.records) + 1,
         conversations=conversations,
         verdicts=run_validation(profile_for((config.judge or config.llm).model), config.scoring),
     )
     store.write(SUMMARY_FILE, summary)
+    invocations.append(invocation.model_copy(update={"seconds": seconds, "finished": True}))
+    invocations.close()
     return summary

@@ -90,8 +90,10 @@ async def explain(
     async def one(case: Case) -> None:
         cell = case.probe.cell_id
         plain = {m.name: s for m in metrics if not m.judged and (s := scores.get(f"{cell}/{m.name}"))}
+        # only what the run scored: a conversation turn has no faithfulness unless asked for
+        again = [m for m in judged if scores.get(f"{cell}/{m.name}") is not None]
         async with slots:
-            for score in await judge_case(case, judged, explaining, plain):
+            for score in await judge_case(case, again, explaining, plain):
                 if not score.excluded:
                     explained.append(score)
         advance()

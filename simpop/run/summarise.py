@@ -115,6 +115,7 @@ def summarise(
     seed: int,
     usage: LLMUsage,
     duration_s: float,
+    invocations: int = 1,
     conversations: JsonlLog[Conversation] | None = None,
     verdicts: dict[str, Validation] | None = None,
 ) -> RunSummary:
@@ -205,4 +206,5 @@ def summarise(
         conversations=talked,
         llm=usage,
         duration_s=duration_s,
+        invocations=invocations,
     )
