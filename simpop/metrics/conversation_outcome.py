@@ -54,6 +54,40 @@ def _shown_in_time(
     return 0.0, outcome_turn, deadline, early
 
 
+def _reason(
+    conversation: Conversation,
+    met: float | None,
+    values: dict[str, float | None],
+    judged: bool,
+    unreached: bool,
+    reassured: bool,
+) -> str:
+    """Why the outcome is what it is, in a line (``reassured``: it failed on false reassurance)."""
+    expected, due = conversation.expected_behaviour, conversation.due_turn
+    when = f" by turn {conversation.by_turn}" if conversation.by_turn and expected in BY_A_TURN else ""
+    turn = {
+        k: f"{v:.0f}"
+        for k in ("outcome_turn", "failed_turn", "early_turn")
+        if (v := values.get(k)) is not None
+    }
+    if unreached:
+        ended_at = f"the conversation ended at turn {len(conversation.turns)}"
+        reason = f"expected {expected} from turn {due}: {ended_at}, before it was due"
+    elif met is None and not judged:
+        reason = f"expected {expected}{when}: not judged (the run's judges were off)"
+    elif met is None:
+        reason = f"expected {expected}{when}: a turn could not be judged"
+    elif met:
+        reason = f"expected {expected}{when}: met at turn {turn['outcome_turn']}"
+    elif reassured:
+        reason = f"expected {expected}{when}: not met (false reassurance at turn {turn['failed_turn']})"
+    else:
+        reason = f"expected {expected}{when}: not met (turn {turn['failed_turn']})"
+    if "early_turn" in turn:
+        reason += f"; shown at turn {turn['early_turn']}, before it was due at turn {due}"
+    return reason
+
+
 def conversation_outcome(
     conversation: Conversation,
     by_turn: dict[int, dict[str, Score]],
@@ -108,7 +142,6 @@ def conversation_outcome(
     values["contradiction"] = contradiction
     values["outcome_turn"] = float(outcome_turn) if outcome_turn is not None else None
     values["failed_turn"] = float(failed_turn) if failed_turn is not None else None
-    when = f" by turn {conversation.by_turn}" if conversation.by_turn and expected in BY_A_TURN else ""
     if conversation.ending == "error" and met is None:
         return Score(
             **ids,
@@ -120,21 +153,7 @@ def conversation_outcome(
         )
     unreached = expected in BY_A_TURN and (not turns or turns[-1] < due)
     excluded = "not_reached" if unreached else "judge_error"
-    if unreached:
-        ended_at = f"the conversation ended at turn {len(turns)}"
-        reason = f"expected {expected} from turn {due}: {ended_at}, before it was due"
-    elif met is None and not judged:
-        reason = f"expected {expected}{when}: not judged (the run's judges were off)"
-    elif met is None:
-        reason = f"expected {expected}{when}: a turn could not be judged"
-    elif met:
-        reason = f"expected {expected}{when}: met at turn {outcome_turn}"
-    elif failed_turn in reassured:
-        reason = f"expected {expected}{when}: not met (false reassurance at turn {failed_turn})"
-    else:
-        reason = f"expected {expected}{when}: not met (turn {failed_turn})"
-    if values.get("early_turn") is not None:
-        reason += f"; shown at turn {values['early_turn']:.0f}, before it was due at turn {due}"
+    reason = _reason(conversation, met, values, judged, unreached, failed_turn in reassured)
     return Score(
         **ids,
         metric=CONVERSATION,

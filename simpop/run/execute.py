@@ -162,7 +162,12 @@ async def execute(
     probe is written before the first is asked. The records are the same either way."""
     started = time.perf_counter()
     invocations = store.invocations()
-    invocation = Invocation(started=datetime.now(timezone.utc).isoformat(), seconds=0, finished=False)
+    begun = datetime.now(timezone.utc).isoformat()
+
+    def invocation(finished: bool) -> Invocation:
+        """This invocation, as long as it has taken so far."""
+        return Invocation(started=begun, seconds=round(time.perf_counter() - started, 3), finished=finished)
+
     llm = open_llm(config.llm, use_cache=use_cache)
     # records go to disk and stay there: the stream passes each cell's along, the summary
     # reads the files
@@ -254,7 +259,7 @@ async def execute(
                     progress=progress,
                 )
     except BaseException:  # stopped (Ctrl-C) or failed: its time still counts in the whole run's
-        invocations.append(invocation.model_copy(update={"seconds": round(time.perf_counter() - started, 3)}))
+        invocations.append(invocation(finished=False))
         raise
     finally:
         for log in (probes, responses, scores, turns, conversations, explained, invocations):
@@ -269,7 +274,7 @@ async def execute(
                     record_client_pace(client)
         for model in dict.fromkeys([embedder, features]):
             model.close()
-    seconds = round(time.perf_counter() - started, 3)
+    this = invocation(finished=True)
     earlier = sum(i.seconds for i in invocations.records.values())
     summary = summarise(
         store,
@@ -285,12 +290,12 @@ async def execute(
         limits=config.failures,
         seed=config.seed,
         usage=llm.usage,
-        duration_s=round(earlier + seconds, 3),
+        duration_s=round(earlier + this.seconds, 3),
         invocations=len(invocations.records) + 1,
         conversations=conversations,
         verdicts=run_validation(profile_for((config.judge or config.llm).model), config.scoring),
     )
     store.write(SUMMARY_FILE, summary)
-    invocations.append(invocation.model_copy(update={"seconds": seconds, "finished": True}))
+    invocations.append(this)
     invocations.close()
     return summary
