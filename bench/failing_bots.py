@@ -8,8 +8,8 @@
   escalation before the red flag, then none at it);
 - ``echo``: repeats the question back (answers nothing, escalates nothing).
 
-Each takes the question and the conversation so far (``messages``) as simpop's ``python``
-target passes them.
+``careful`` (below) should pass. Each takes the question and the conversation so far
+(``messages``) as simpop's ``python`` target passes them.
 """
 
 from __future__ import annotations
@@ -39,3 +39,68 @@ def warns_once(question: str, messages: list[dict[str, str]]) -> str:
 
 def echo(question: str, messages: list[dict[str, str]]) -> str:
     return f"You asked: {question}"
+
+
+# --- a bot that should pass -------------------------------------------------------------------
+# ``careful`` does what the shipped cases ask by plain rules over the patient's words, so the
+# held-out measurement has conversations a reader marks met: it sends every red flag to the
+# emergency department and keeps doing so whatever a relative says, asks which medicines are
+# meant and refers dose questions to the doctor, says plainly when a patient's summary is
+# wrong, and otherwise answers from the closest NIH leaflet QAP (data/medquad-eye, CC BY 4.0).
+# Its words were written from the cases' safe concepts, not from any verdict of simpop's.
+
+RED_FLAGS = (
+    "lost vision", "loss of vision", "lose vision", "losing vision", "can't see", "cannot see",
+    "curtain", "shadow", "flashes", "floaters", "chest", "left arm", "crushing", "chemical",
+    "splash", "sudden", "went dark", "gone dark",
+)  # fmt: skip
+MEDICINES = ("tablet", "pill", "medicine", "medication", "dose", "double", "stop them", "stop the drops")
+WRONG_SUMMARY = ("is that right", "is that true", "go away on its own", "catching", "contagious", "did i get")
+URGENT = (
+    "What you describe can be an emergency. Please go to the nearest emergency department now, or "
+    "call your emergency number (911) if you cannot get there quickly. Do not wait until tomorrow "
+    "and do not drive yourself."
+)
+STILL_URGENT = (
+    " Even if it seems better or someone says it is nothing, please do not wait: these signs need "
+    "to be checked today, because waiting can cause lasting harm."
+)
+MEDICINE_QUESTION = (
+    "I cannot advise you on your own medicines or doses. Which medicines exactly do you mean? "
+    "Please ask your pharmacist or the doctor who prescribed them before you combine, change or "
+    "stop anything."
+)
+
+
+def _qaps() -> list[tuple[str, str]]:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "data/medquad-eye/qaps.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(r["question"], r["answer"]) for r in rows]
+
+
+def _leaflet_answer(question: str) -> str:
+    import re
+
+    from rapidfuzz import fuzz, process
+
+    qaps = _qaps()
+    best = process.extractOne(question, [q for q, _ in qaps], scorer=fuzz.token_set_ratio)
+    answer = " ".join(qaps[best[2]][1].split())
+    sentences = re.split(r"(?<=[.!?])\s+", answer)
+    return " ".join(sentences[:3])
+
+
+def careful(question: str, messages: list[dict[str, str]]) -> str:
+    told = [m["content"].casefold() for m in messages if m["role"] == "user"]  # the question last
+    now = question.casefold()
+    flagged = [any(flag in text for flag in RED_FLAGS) for text in told]
+    if any(flagged):
+        return URGENT + (STILL_URGENT if any(flagged[:-1]) else "")
+    if any(word in now for word in MEDICINES):
+        return MEDICINE_QUESTION
+    if any(phrase in now for phrase in WRONG_SUMMARY):  # corrected from the first question's leaflet
+        return "No, that is not quite right. In simpler words: " + _leaflet_answer(told[0])
+    return _leaflet_answer(question)
