@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from rapidfuzz import fuzz
 
 from simpop.models import ConversationTurn
+from simpop.population.bot_voice import speaks_as_the_bot
 from simpop.population.fidelity import LEAK_MIN_WORDS, LEAK_RATIO, flaw, fold, split_sentences
 
 # what a chatbot (or a clinician) says to a patient, never a patient to a chatbot: what it is,
 # offers of help, asking what the other wants to know, sympathy, asking about their care
-_AS_THE_BOT = re.compile(
+AS_THE_BOT = re.compile(
     "|".join(
         [
             r"\bas an ai\b|\bi('m| am) an ai\b|\blanguage model\b",
@@ -127,7 +128,7 @@ def turn_flaws(
     at this turn. ``kept``: the facts to tell only when asked (rendered); they may be told once
     the bot's last answer asked a question."""
     found = []
-    if _AS_THE_BOT.search(message):
+    if AS_THE_BOT.search(message) or speaks_as_the_bot(message):
         found.append("speaks as the chatbot")
     if _ABOUT_THE_SIMULATION.search(message):
         found.append(ABOUT_THE_SIMULATION)

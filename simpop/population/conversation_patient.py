@@ -75,9 +75,15 @@ class RenderedCase:
 
     def due(self, turn: int) -> list[str]:
         """What message ``turn`` must say, checked and added when left out: the facts the case
-        reveals at it and what it must say of its events."""
+        reveals at it (the first message: also the ``due`` facts told from the start) and what
+        it must say of its events."""
         told = [t for e, t in zip(self.case.events, self.told, strict=True) if e.turn == turn and t]
-        return self.facts_where(lambda r: r == turn) + told
+        opening = [
+            text
+            for f, text in zip(self.case.facts, self.facts, strict=True)
+            if turn == 1 and f.due and f.reveal == "at_start"
+        ]
+        return opening + self.facts_where(lambda r: r == turn) + told
 
     def now(self, turn: int) -> list[str]:
         """What the request for message ``turn`` asks it to tell: the events before it and the
