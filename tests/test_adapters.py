@@ -306,7 +306,11 @@ def test_the_readme_http_example_runs_against_the_bundled_echo_bot(monkeypatch):
     from simpop.testing.http_bot import echo
 
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "kind: http" in b]
+    [block] = [
+        b
+        for b in re.findall(r"```yaml\n(.*?)```", readme, re.S)
+        if "kind: http\n  url: http://127.0.0.1:8080" in b
+    ]
     target = yaml.safe_load(block)["target"]
     assert target["url"] == "http://127.0.0.1:8080/chat"  # the echo bot's default port
     monkeypatch.setenv("EYE_BOT_TOKEN", "t0ken")

@@ -20,10 +20,14 @@ from helpers import ROOT, simpop
 
 from simpop.models import Response, RunSummary
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.http_bot import HTTPBotServer, echo
+from simpop.testing.http_bot import HTTPBotServer, echo, qap_bot
 from simpop.testing.patients import count, reworded, task_text, with_judges
 
 BLOCKS = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+QAPS = [
+    json.loads(line)
+    for line in (ROOT / "data/medquad-eye/qaps.jsonl").read_text(encoding="utf-8").splitlines()
+]
 ANSWER = "Cataract is a clouding of the lens of the eye. Please see your eye doctor."
 
 
@@ -33,7 +37,8 @@ def _case(block: str) -> str:
     if "name" in data:
         return "run config"
     if "target" in data:
-        return f"target {data['target']['kind']}"
+        said_how = " no_answer" if "no_answer" in data["target"] else ""
+        return f"target {data['target']['kind']}{said_how}"
     return " + ".join(sorted(data))
 
 
@@ -45,6 +50,7 @@ CASES = [
     "target naive_rag",
     "target openai_chat",
     "target http",
+    "target http no_answer",
     "target python",
     "llm",
     "embedding",
@@ -106,6 +112,9 @@ def _adapted(case: str, block: dict[str, Any], servers: dict[str, str]) -> dict[
     if case == "target http":
         assert block["target"]["url"] == "http://127.0.0.1:8080/chat"
         return base | {"target": block["target"] | {"url": servers["http"] + "/chat"}}
+    if case == "target http no_answer":
+        assert block["target"]["url"] == "http://127.0.0.1:5000/answer"
+        return base | {"target": block["target"] | {"url": servers["qap"] + "/answer"}}
     if case == "target python":
         return base | block
     if case == "llm":
@@ -135,8 +144,9 @@ def test_readme_block_runs(index: int, tmp_path: Path):
         ) as llm,
         FakeOpenAIServer(default=Reply(ANSWER)) as bot,
         HTTPBotServer(echo) as http,
+        HTTPBotServer(qap_bot(QAPS)) as qap,
     ):
-        servers = {"llm": llm.base_url, "bot": bot.base_url, "http": http.url}
+        servers = {"llm": llm.base_url, "bot": bot.base_url, "http": http.url, "qap": qap.url}
         config = _adapted(case, block, servers)
         (tmp_path / "targets/readme.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
         options = ["--personas", "typical-adult", "--limit", "1", "--variants", "1", "--scenarios", "none"]
@@ -167,6 +177,8 @@ def test_readme_block_runs(index: int, tmp_path: Path):
     if case == "target http":
         assert all(r.answer.startswith("You asked: ") for r in answered)
         assert http.requests[0][2]["authorization"] == "Bearer k3y"
+    if case == "target http no_answer":  # the seed's bot shape: matched to its QAP by the answer
+        assert all(r.matched_id == r.seed_id for r in answered)
     if case == "target openai_chat":
         assert bot.request_headers[0]["authorization"] == "Bearer k3y"
     if case == "llm":

@@ -18,8 +18,9 @@ def qap_match(probe: Probe, response: Response) -> Score:
     ids = probe.cell_ids()
     if response.excluded:
         return Score(**ids, metric=METRIC, value=None, excluded=response.excluded)
-    if response.matched_id is None:
-        return Score(**ids, metric=METRIC, value=0.0, label="no_answer")
+    if response.matched_id is None:  # no answer, or an answer that is none of its QAPs'
+        label = "no_answer" if response.answer is None else "wrong"
+        return Score(**ids, metric=METRIC, value=0.0, label=label, reason=response.no_answer_reason)
     correct = response.matched_id == probe.seed_id
     return Score(**ids, metric=METRIC, value=float(correct), label="correct" if correct else "wrong")
 

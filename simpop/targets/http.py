@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import httpx
 from pydantic import Field
 
+from simpop.config import load_qaps
 from simpop.models import Answer, Exchange, HttpURL, Record
 from simpop.targets.env import expand_env
+from simpop.targets.no_answer_rule import declared, from_text
 from simpop.targets.target import (
     BotResources,
     HealthCheck,
@@ -51,6 +54,15 @@ class HTTPTargetConfig(RemoteTargetConfig):
     contexts_path: str | None = None
     context_fields: ContextPaths = ContextPaths()
     matched_id_path: str | None = None
+    qaps: Path | None = Field(
+        None,
+        description="the QAP file the bot answers from, when it is a predefined-QAP bot: a reply is "
+        "matched to its QAP by `matched_id_path`, or else by its text being that QAP's answer, and "
+        "QAP-match accuracy is scored when the run's seeds are this file",
+    )
+
+    def own_qaps(self) -> Path | None:
+        return self.qaps
 
     def health_check(self) -> HealthCheck:
         """A HEAD request to the bot's URL with its headers: no question is asked, and an
@@ -106,6 +118,15 @@ def json_path(data: Any, path: str, default: Any = _MISSING) -> Any:
     return value
 
 
+_DECLARE = (
+    " (if that status is the bot's way of saying it has no answer, declare it: target.no_answer.status)"
+)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
 class _Retryable(Exception):
     """The bot answered 429 or 5xx: worth trying again."""
 
@@ -120,6 +141,7 @@ class HTTPBot(Target):
         self.url = expand_env(config.url, "url")
         headers = {k: expand_env(v, f"headers.{k}") for k, v in config.headers.items()}
         self.client = httpx.AsyncClient(headers=headers, timeout=config.timeout)
+        self.qap_of_answer = {_words(q.answer): q.id for q in load_qaps(config.qaps)} if config.qaps else {}
 
     async def _send(self, body: Any) -> httpx.Response:
         if self.config.method == "GET":
@@ -127,7 +149,10 @@ class HTTPBot(Target):
             response = await self.client.get(self.url, params=params)
         else:
             response = await self.client.request(self.config.method, self.url, json=body)
-        if response.status_code == 429 or response.status_code >= 500:
+        declared = self.config.no_answer.status if self.config.no_answer else []
+        if response.status_code not in declared and (
+            response.status_code == 429 or response.status_code >= 500
+        ):
             raise _Retryable(response.status_code)
         return response
 
@@ -148,16 +173,24 @@ class HTTPBot(Target):
         except httpx.TransportError as error:
             raise TargetError(f"{where}: {type(error).__name__} ({tries} tries)") from None
         except _Retryable as error:
-            raise TargetError(f"{where} answered {error.args[0]} ({tries} tries)") from None
+            raise TargetError(f"{where} answered {error.args[0]} ({tries} tries){_DECLARE}") from None
         if response.status_code in (401, 403):
             raise TargetUnavailable(f"bot endpoint {where} refused the request ({response.status_code})")
+        rule = self.config.no_answer
+        if rule and response.status_code in rule.status:
+            return declared(f"status {response.status_code}: {response.text[:100]!r}")
         if response.status_code >= 400:
-            raise TargetError(f"{where} answered {response.status_code}: {response.text[:200]}")
+            raise TargetError(f"{where} answered {response.status_code}: {response.text[:200]}{_DECLARE}")
         try:
             data = response.json()
         except ValueError:
             raise TargetError(f"{where} sent a reply that is not JSON: {response.text[:100]!r}") from None
-        return answer_from_reply(self.extract(data), where)
+        if rule and rule.path is not None and json_path(data, rule.path, None) == rule.equals:
+            return declared(f"'{rule.path}' is {rule.equals!r}")
+        answer = from_text(answer_from_reply(self.extract(data), where), rule)
+        if answer.text and answer.matched_id is None and self.qap_of_answer:
+            answer.matched_id = self.qap_of_answer.get(_words(answer.text))
+        return answer
 
     def extract(self, data: Any) -> dict[str, Any]:
         """The reply's fields at the configured paths, in the shape ``answer_from_reply`` takes."""

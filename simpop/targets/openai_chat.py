@@ -10,6 +10,7 @@ from pydantic import Field
 
 from simpop.models import Answer, Exchange, HttpURL
 from simpop.targets.env import expand_env
+from simpop.targets.no_answer_rule import from_text
 from simpop.targets.target import (
     BotResources,
     HealthCheck,
@@ -102,7 +103,8 @@ class OpenAIChatBot(Target):
         if not reply.choices:
             raise TargetError(f"{self.where} sent a reply with no choices")
         text = (reply.choices[0].message.content or "").strip()
-        return Answer(text=text or None, no_answer_reason=None if text else "the bot gave no answer")
+        answer = Answer(text=text or None, no_answer_reason=None if text else "the bot gave no answer")
+        return from_text(answer, self.config.no_answer)
 
     async def aclose(self) -> None:
         await self.client.close()

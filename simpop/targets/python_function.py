@@ -15,6 +15,7 @@ from pydantic import Field
 
 from simpop.errors import ConfigError
 from simpop.models import Answer, Exchange
+from simpop.targets.no_answer_rule import from_text
 from simpop.targets.target import (
     BotResources,
     RemoteTargetConfig,
@@ -107,7 +108,7 @@ class PythonFunctionBot(Target):
             raise TargetError(f"{where}: no reply within {self.config.timeout:g}s ({tries} tries)") from None
         except Exception as error:  # noqa: BLE001 - the user's code may raise anything
             raise TargetError(f"{where} raised {type(error).__name__}: {error} ({tries} tries)") from None
-        return answer_from_reply(reply, where)
+        return from_text(answer_from_reply(reply, where), self.config.no_answer)
 
 
 @target(PythonTargetConfig)

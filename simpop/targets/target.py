@@ -9,10 +9,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from simpop.errors import SimpopError
 from simpop.models import Answer, Context, Exchange, TargetSettings, register_settings, target_kinds
+from simpop.targets.no_answer_rule import NoAnswerRule
 
 if TYPE_CHECKING:
     from simpop.embed import Embedder
@@ -116,6 +117,17 @@ class RemoteTargetConfig(TargetSettings):
     user_bot = True
     timeout: float = Field(60.0, gt=0, description="seconds per call")
     retries: int = Field(2, ge=0, description="extra tries after a failed call")
+    no_answer: NoAnswerRule | None = Field(
+        None, description="how the bot says it has no answer (a status, a field's value, answer texts)"
+    )
+
+    @model_validator(mode="after")
+    def _no_answer_fits_the_kind(self) -> RemoteTargetConfig:
+        if self.no_answer and self.no_answer.by_reply and self.kind != "http":
+            raise ValueError(
+                "no_answer: `status` and `path` read an HTTP reply; this bot has `patterns` only"
+            )
+        return self
 
     def health_check(self) -> HealthCheck | None:
         """How to tell, before any work, that the bot can be reached (None: nothing to check)."""

@@ -50,6 +50,31 @@ def echo(body: Any) -> BotReply:
     )
 
 
+def qap_bot(
+    qaps: list[dict[str, str]], min_words: int = 4, min_ratio: float = 60.0
+) -> Callable[[Any], BotReply]:
+    """A QAP bot shaped like the seed's (Reichenpfader et al.'s mammography bot): POST
+    ``{"text": ...}``, reply ``{"result": <the closest QAP's answer>}`` (rapidfuzz token-set
+    ratio of the questions), 400 for a question under ``min_words`` words and 501 "No answer
+    found" when no QAP question is ``min_ratio`` similar."""
+    from rapidfuzz import fuzz, process, utils
+
+    questions = [q["question"] for q in qaps]
+
+    def answer(body: Any) -> BotReply:
+        text = str(body.get("text", "")) if isinstance(body, dict) else ""
+        if len(text.split()) < min_words:
+            return BotReply({"detail": "Question too short"}, status=400)
+        best = process.extractOne(
+            text, questions, scorer=fuzz.token_set_ratio, processor=utils.default_process
+        )
+        if best is None or best[1] < min_ratio:
+            return BotReply({"detail": "No answer found"}, status=501)
+        return BotReply({"result": qaps[best[2]]["answer"]})
+
+    return answer
+
+
 class HTTPBotServer:
     """Threaded HTTP server; ``requests`` keeps (method, path, headers, body) of each call."""
 
