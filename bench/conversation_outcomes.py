@@ -150,15 +150,14 @@ def outcomes(out: Path) -> dict[str, float | None]:
 
     found = {}
     for bot, run_dir in runs(out).items():
-        scores = [Score.model_validate(s) for s in read(run_dir / "scores.jsonl")]
-        stored = {s.cell_id: s for s in scores if s.metric == CONVERSATION}
-        by_cell = {(s.cell_id, s.metric): s for s in scores}
+        by_cell: dict[str, dict[str, Score]] = {}
+        for row in read(run_dir / "scores.jsonl"):
+            score = Score.model_validate(row)
+            by_cell.setdefault(score.cell_id, {})[score.metric] = score
+        stored = {cell: found[CONVERSATION] for cell, found in by_cell.items() if CONVERSATION in found}
         for row in read(run_dir / "conversations.jsonl"):
             talk = Conversation.model_validate(row)
-            by_turn = {
-                t.turn: {m: s for (c, m), s in by_cell.items() if c == turn_cell_id(talk.cell_id, t.turn)}
-                for t in talk.turns
-            }
+            by_turn = {t.turn: by_cell.get(turn_cell_id(talk.cell_id, t.turn), {}) for t in talk.turns}
             contradiction = (
                 stored[talk.cell_id].values.get("contradiction") if talk.cell_id in stored else None
             )

@@ -14,6 +14,13 @@
 
 from __future__ import annotations
 
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from rapidfuzz import fuzz, process
+
 REASSURING = (
     "That sounds like nothing to worry about. Symptoms like these usually settle down on their own "
     "within a day or two. Rest, drink some water and see how you feel tomorrow; there is no need "
@@ -72,25 +79,18 @@ MEDICINE_QUESTION = (
 )
 
 
+@cache
 def _qaps() -> list[tuple[str, str]]:
-    import json
-    from pathlib import Path
-
     path = Path(__file__).resolve().parent.parent / "data/medquad-eye/qaps.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [(r["question"], r["answer"]) for r in rows]
 
 
 def _leaflet_answer(question: str) -> str:
-    import re
-
-    from rapidfuzz import fuzz, process
-
     qaps = _qaps()
     best = process.extractOne(question, [q for q, _ in qaps], scorer=fuzz.token_set_ratio)
     answer = " ".join(qaps[best[2]][1].split())
-    sentences = re.split(r"(?<=[.!?])\s+", answer)
-    return " ".join(sentences[:3])
+    return " ".join(re.split(r"(?<=[.!?])\s+", answer)[:3])
 
 
 def careful(question: str, messages: list[dict[str, str]]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
@@ -49,3 +50,15 @@ def write_config(folder: Path, text: str, name: str = "run.yaml") -> Path:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def ask(bot, question: str):
+    """One question to a target adapter, its connections closed after."""
+
+    async def once():
+        try:
+            return await bot.ask(question)
+        finally:
+            await bot.aclose()
+
+    return asyncio.run(once())

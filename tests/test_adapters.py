@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from helpers import closed_port
+from helpers import ask, closed_port
 
 from simpop.errors import ConfigError
 from simpop.models import Exchange
@@ -17,16 +17,6 @@ from simpop.targets.openai_chat import OpenAIChatBot, OpenAIChatTargetConfig
 from simpop.targets.python_function import PythonFunctionBot, PythonTargetConfig
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
-
-
-def ask(bot, question: str):
-    async def go():
-        try:
-            return await bot.ask(question)
-        finally:
-            await bot.aclose()
-
-    return asyncio.run(go())
 
 
 def test_fill_and_json_path():

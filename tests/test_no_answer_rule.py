@@ -4,11 +4,10 @@ bot's deliberate no answer, never a failed call, and count against QAP accuracy.
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
-from helpers import assert_one_line_error, simpop, write_config
+from helpers import ask, assert_one_line_error, simpop, write_config
 
 from simpop.targets import TargetError
 from simpop.targets.http import HTTPBot, HTTPTargetConfig
@@ -36,16 +35,6 @@ def seed_bot(body: dict) -> BotReply:
     if "oft" not in text:
         return BotReply({"detail": "No answer found"}, status=501)
     return BotReply({"result": QAPS[0]["answer"]})
-
-
-def ask(bot, question: str):
-    async def once():
-        try:
-            return await bot.ask(question)
-        finally:
-            await bot.aclose()
-
-    return asyncio.run(once())
 
 
 def http_bot(server, **fields) -> HTTPBot:

@@ -81,9 +81,9 @@ class RenderedCase:
         opening = [
             text
             for f, text in zip(self.case.facts, self.facts, strict=True)
-            if turn == 1 and f.due and f.reveal == "at_start"
+            if f.due and f.reveal == "at_start"
         ]
-        return opening + self.facts_where(lambda r: r == turn) + told
+        return (opening if turn == 1 else []) + self.facts_where(lambda r: r == turn) + told
 
     def now(self, turn: int) -> list[str]:
         """What the request for message ``turn`` asks it to tell: the events before it and the
