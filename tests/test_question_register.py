@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from simpop.models import Fidelity, Persona
-from simpop.population.fidelity import most_usable, reading_grade
+from simpop.population.fidelity import most_usable
 from simpop.population.language_level import level_score
 from simpop.population.probes import angles
 from simpop.population.question_register import register_order
+from simpop.population.readability import reading_grade
 
 PLAIN = "Why do I get stones?"
 MIDDLE = "What makes gallstones form in the body?"
@@ -45,10 +46,28 @@ def test_medium_keeps_the_middle_and_a_learner_the_lowest_level():
     assert [CANDIDATES[i] for i in learner] == [PLAIN]
 
 
+GERMAN = [
+    "Welche diagnostischen Verfahren werden zur Abklärung eines Mammakarzinoms eingesetzt?",
+    "Wie findet man Brustkrebs?",
+    None,
+    "Wie stellt der Arzt Brustkrebs fest?",
+]
+
+
+def test_german_wordings_are_kept_by_the_german_reading_grade():
+    checks = [_ok(), _ok(), None, _ok()]
+    low = most_usable(checks, 1, order=register_order(GERMAN, _persona("low", language="de")))
+    high = most_usable(checks, 1, order=register_order(GERMAN, _persona("high", language="de")))
+    learner = most_usable(checks, 1, order=register_order(GERMAN, _persona("high", "A2", language="de")))
+    # Wiener Sachtextformel: 18.2, 1.4 and -0.4
+    assert [GERMAN[i] for i in low] == [GERMAN[3]] == [GERMAN[i] for i in learner]
+    assert [GERMAN[i] for i in high] == [GERMAN[0]]
+
+
 def test_another_language_and_copies_of_the_seed_keep_their_place():
     checks = [_ok(), _ok(), None, _ok()]
-    german = register_order(CANDIDATES, _persona("low", language="de"))
-    assert most_usable(checks, 3, order=german) == [0, 1, 3]
+    french = register_order(CANDIDATES, _persona("low", language="fr"))  # no reading grade for French
+    assert most_usable(checks, 3, order=french) == [0, 1, 3]
     # a copy of the seed goes last whatever its register
     assert most_usable(checks, 3, last={3}, order=register_order(CANDIDATES, _persona("low"))) == [0, 1, 3]
 

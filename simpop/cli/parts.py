@@ -197,8 +197,9 @@ def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
     console.print(realism_table(summary, typical, f"how patients write · {records.run_id}"))
     console.print(
         "words: median length; story: tells their own or a relative's story; no ?: without a question "
-        "mark; 2+ ?: two or more questions; grade: Flesch-Kincaid; CEFR: estimated level; slips: "
-        "learner grammar slips per 100 words; * meant to be typical"
+        "mark; 2+ ?: two or more questions; grade: Flesch-Kincaid (German: Wiener Sachtextformel); "
+        "CEFR: estimated level (English only); slips: learner grammar slips per 100 words; "
+        "* meant to be typical"
     )
     from simpop.population.fidelity_summary import persona_texts
     from simpop.population.realism import real_messages

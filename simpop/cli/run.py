@@ -157,8 +157,9 @@ def run(
     from simpop.metrics import columns
     from simpop.run.completeness import failure_lines, incomplete_reason
     from simpop.run.execute import execute
-    from simpop.run.plan import load_inputs, pinned
+    from simpop.run.plan import load_inputs, pinned, with_embedding_for_languages
 
+    config = with_embedding_for_languages(config)
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
     if dry_run or not resume_id:
         from simpop.run.estimate import estimate, estimate_lines

@@ -55,6 +55,7 @@ class ConversationCase(Record):
     severity: Literal["low", "medium", "high", "critical"]
     situation: str = Field(min_length=1, description="Jinja template: what is happening to the patient")
     goal: str = Field(min_length=1, description="what the patient opens the conversation wanting")
+    language: str = Field("en", pattern=r"^[a-z]{2,3}$", description="the language its texts are written in")
     facts: list[Fact] = []
     events: list[Event] = []
     max_turns: int = Field(6, ge=1, le=20, description="the patient's messages at most")

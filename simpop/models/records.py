@@ -55,7 +55,9 @@ class CellRecord(Record):
 class Fidelity(Record):
     """Is this simulated question believable? (simpop's own check before blaming a bot)"""
 
-    reading_grade: float | None = Field(description="Flesch-Kincaid grade level")
+    reading_grade: float | None = Field(
+        description="reading grade (Flesch-Kincaid; Wiener Sachtextformel for German)"
+    )
     words: int
     seed_similarity: float | None = Field(None, description="embedding cosine to the seed question")
     duplicate_of: int | None = Field(None, description="the earlier probe of its group it repeats")

@@ -187,6 +187,9 @@ class RunConfig(Record):
         [], description="modules (dotted names or .py files) that register more targets or metrics"
     )
     target: TargetConfig
+    language: str = Field(
+        "en", pattern=r"^[a-z]{2,3}$", description="the language of the bot, its QAPs and its knowledge base"
+    )
     seeds: Path | None = Field(None, description="QAPs the patients rephrase (default: a qap target's)")
     personas: Path = Path("personas")
     persona_ids: list[str] | None = None

@@ -1,6 +1,6 @@
 """Persona fidelity: is a simulated question believable before we blame the bot for it?
 
-Reading grade (Flesch-Kincaid), length, embedding similarity to the seed question, and
+Reading grade (``readability``), length, embedding similarity to the seed question, and
 near-duplicates within a group of probes written for the same persona, scenario and seed.
 """
 
@@ -9,58 +9,16 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import LCSseq
 
 from simpop.embed import Embedder
-from simpop.lookup_cache import cached_table
 from simpop.models import Fidelity
 from simpop.population.people_words import copies_phrase
+from simpop.population.readability import reading_grade
 
 NEAR_DUPLICATE = 90.0  # rapidfuzz ratio (0-100) at or above which two questions are one
-_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
-_SENTENCE_END = re.compile(r"[.!?]+(?:\s|$)")
-
-
-def syllables(word: str) -> int:
-    """Syllables of a word: vowel sounds in the CMU dictionary, else vowel groups."""
-    return _syllables(word.lower())
-
-
-def _cmu_syllables() -> dict[str, int]:
-    """Syllables of every word of the CMU dictionary (its first pronunciation)."""
-    import pronouncing
-
-    pronouncing.init_cmu()
-    table: dict[str, int] = {}
-    for word, phones in pronouncing.pronunciations:
-        table.setdefault(word, max(1, pronouncing.syllable_count(phones)))
-    return table
-
-
-@lru_cache(maxsize=1 << 16)  # a run's messages use a few thousand words, over and over
-def _syllables(word: str) -> int:
-    known = cached_table("cmu-syllables", "1", _cmu_syllables).get(word)
-    if known is not None:
-        return known
-    groups = re.findall(r"[aeiouy]+", word)
-    count = len(groups) - (1 if word.endswith("e") and len(groups) > 1 else 0)
-    return max(1, count)
-
-
-def reading_grade(text: str) -> float | None:
-    """Flesch-Kincaid grade level (Kincaid et al. 1975):
-    0.39 * words/sentences + 11.8 * syllables/words - 15.59. ``None`` for text without words."""
-    words = _WORD.findall(text)
-    if not words:
-        return None
-    stripped = text.strip()
-    unterminated = not stripped.endswith((".", "!", "?"))  # a last sentence without a stop counts too
-    sentences = len(_SENTENCE_END.findall(stripped)) + unterminated
-    total = sum(syllables(w) for w in words)
-    return round(0.39 * len(words) / sentences + 11.8 * total / len(words) - 15.59, 2)
 
 
 def fold(text: str) -> str:
@@ -109,7 +67,7 @@ LEAK_MIN_WORDS = 6
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9']+", text.lower())
+    return re.findall(r"(?:[^\W_]|')+", text.lower())
 
 
 def split_sentences(text: str) -> list[str]:
@@ -192,6 +150,7 @@ def check_group(
     meaning: Callable[[list[str]], list[str | None]] | None = None,
     one_question: bool = False,
     catalogue: str | None = None,
+    language: str = "en",
 ) -> list[Fidelity | None]:
     """Fidelity of each question of one group. Invalid: a question that does not ask its
     seed's question (``meaning`` gives the reason; below ``min_similarity``, for probes that
@@ -227,7 +186,7 @@ def check_group(
             reason = f"meaning drifted: similarity {similarity:.2f} < {min_similarity:g}"
         result.append(
             Fidelity(
-                reading_grade=reading_grade(text),
+                reading_grade=reading_grade(text, language),
                 words=len(text.split()),
                 seed_similarity=similarity,
                 duplicate_of=twin,

@@ -13,10 +13,11 @@ from typing import NamedTuple
 from simpop.aggregate import bootstrap_interval
 from simpop.models import FidelitySummary, MessageShapes, Persona, PersonaFidelity, Probe
 from simpop.paths import cache_dir
-from simpop.population.fidelity import distinct_ratio, reading_grade
+from simpop.population.fidelity import distinct_ratio
 from simpop.population.language_level import LEVELS, level_name
 from simpop.population.message_style import ages_fit, stated_age
 from simpop.population.noise import total_errors
+from simpop.population.readability import reading_grade
 from simpop.population.realism import MEQSUM, REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
 
 LITERACY_ORDER = ("low", "medium", "high")
@@ -82,7 +83,7 @@ class Written(NamedTuple):
     story: str | None  # written (the LLM's situation), frame, or None
 
     @classmethod
-    def of(cls, probe: Probe) -> Written:
+    def of(cls, probe: Probe, language: str = "en") -> Written:
         f = probe.fidelity
         return cls(
             probe.persona_id,
@@ -93,7 +94,7 @@ class Written(NamedTuple):
             f is not None and f.duplicate_of is not None,
             f is not None and f.question is not None,
             f.reading_grade if f is not None else None,
-            reading_grade(f.question) if f is not None and f.question else None,
+            reading_grade(f.question, language) if f is not None and f.question else None,
             f.words if f is not None else 0,
             f.seed_similarity if f is not None else None,
             f.story if f is not None else None,
@@ -123,9 +124,10 @@ def usable_texts(probes: list[Written]) -> list[str]:
 def persona_texts(personas: list[Persona], probes: Iterable[Probe]) -> dict[str, list[str]]:
     """Per persona, the messages ``usable_texts`` keeps."""
     by_persona: dict[str, list[Written]] = {p.id: [] for p in personas}
+    languages = {p.id: p.language for p in personas}
     for probe in probes:
         if probe.persona_id in by_persona:
-            by_persona[probe.persona_id].append(Written.of(probe))
+            by_persona[probe.persona_id].append(Written.of(probe, languages[probe.persona_id]))
     return {pid: usable_texts(written) for pid, written in by_persona.items()}
 
 
@@ -244,10 +246,11 @@ def fidelity_summary(
     planned cells count, in the plan's order, whatever order they come in."""
     by_persona: dict[str, list[Written]] = {p.id: [] for p in personas}
     ranks: dict[str, list[int]] = {p.id: [] for p in personas}
+    languages = {p.id: p.language for p in personas}
     for probe in probes:
         rank = order.get(probe.cell_id) if order is not None else 0
         if rank is not None and probe.persona_id in by_persona:
-            by_persona[probe.persona_id].append(Written.of(probe))
+            by_persona[probe.persona_id].append(Written.of(probe, languages[probe.persona_id]))
             ranks[probe.persona_id].append(rank)
     if order is not None:
         for pid, written in by_persona.items():

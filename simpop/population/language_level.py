@@ -9,6 +9,10 @@
   *Learner English*, 2001): "I have 45 years", "the doctor say", "I not understand", "want
   know", "I am worry", "explain me", "is possible" without a subject, Spanish words.
 - **language**: the language whose 5,000 most frequent words cover most of the message.
+- **rare words**: the share of words outside the language's 4,000 most frequent, in any
+  language wordfreq covers. No labelled German (or French, Italian) text with CEFR levels and a
+  licence that allows shipping it was found, so for those languages this band is the only
+  measure of vocabulary level: the CEFR estimate is English's alone.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from simpop.lookup_cache import cached_table
 
 LEVELS = ("A1", "A2", "B1", "B2", "C1", "C2")
 BANDS = (1000, 2000, 4000, 8000)
+RARE_BAND = 4000
 # fitted by bench/language_level.py on CEFR-SP Wiki-Auto train (mean of the two annotators)
 INTERCEPT = 0.7294
 COEFFICIENTS = (0.0709, 0.2100, 0.2187, 0.9189, 2.5552, 0.2437)
@@ -118,17 +123,25 @@ class LanguageProfile:
     level: float | None
     slips_per_100_words: float | None
     in_language: float | None  # share of messages identified as the persona's language
+    rare_words: float | None = None  # share of words outside the language's 4,000 most frequent
 
 
 def language_profile(
     texts: list[str], language: str = "en", ignore: frozenset[str] = frozenset()
 ) -> LanguageProfile:
-    scores = [s for s in (level_score(t, ignore) for t in texts) if s is not None]
-    words = sum(len(_words(t)) for t in texts)
+    language = language.split("-")[0].lower()
+    english = language == "en"
+    scores = [s for s in (level_score(t, ignore) for t in texts) if s is not None] if english else []
+    every = [w for t in texts for w in _words(t)]
+    words = len(every)
+    common = _top(language, RARE_BAND) if language in LANGUAGES else None
     identified = [language_of(t) for t in texts]
     known = [lang for lang in identified if lang is not None]
     return LanguageProfile(
         level=round(sum(scores) / len(scores), 2) if scores else None,
-        slips_per_100_words=round(100 * sum(grammar_slips(t) for t in texts) / words, 2) if words else None,
+        slips_per_100_words=(
+            round(100 * sum(grammar_slips(t) for t in texts) / words, 2) if words and english else None
+        ),
         in_language=round(sum(lang == language for lang in known) / len(known), 3) if known else None,
+        rare_words=round(sum(w not in common for w in every) / words, 3) if words and common else None,
     )

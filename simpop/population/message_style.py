@@ -11,11 +11,11 @@ import re
 from typing import NamedTuple
 
 from simpop.models import MessageStyle, Persona
+from simpop.population.languages import base
 from simpop.population.people_words import spoken_topic
 from simpop.prompts import load_prompt_data
 
 LEARNER_LEVELS = ("A1", "A2", "B1")
-STORIES_LANGUAGE = "en"  # the language of the frames; a persona writing another gets its question alone
 
 # standard: set with bench/message_wrapper.py on the even half of MeQSum; on the odd half its
 # messages (the eye demo's questions) are -15% in median length, +7% in story share and +2% in
@@ -53,8 +53,25 @@ def style_of(persona: Persona) -> MessageStyle:
     return MessageStyle(**{k: v if v is not None else getattr(default, k) for k, v in persona.style})
 
 
-def frames() -> dict:
-    return load_prompt_data("stories")[0]
+def frames(language: str = "en") -> dict:
+    """The sentence frames of ``language`` (``prompts/<language>/stories.yaml``)."""
+    return load_prompt_data("stories", base(language))[0]
+
+
+class Relative(NamedTuple):
+    """A relative as a frame names them: its kind (``mother``: the key of the age table) and
+    its forms by case (English has one)."""
+
+    kind: str
+    nom: str
+    acc: str
+    dat: str
+
+    @classmethod
+    def of(cls, entry: str | dict) -> Relative:
+        if isinstance(entry, str):
+            return cls(entry, entry, entry, entry)
+        return cls(entry["kind"], entry["nom"], entry["acc"], entry["dat"])
 
 
 _STATED_AGE = re.compile(
@@ -130,25 +147,32 @@ def own_ages(text: str) -> list[int]:
 def _fill(frame: str, rng: random.Random, topic: str | None, persona: Persona, question: str = "") -> str:
     """A frame filled in: ages that fit the persona's (and one another), a relative the
     persona can have at that age."""
-    data = frames()
+    data = frames(persona.language)
     own = stated_age(persona)
     age = own if own is not None else rng.choice(data["ages"])
     possible = [
         r
-        for r in data["relatives"]
-        if r not in _RELATIVE_AGE or 1 <= age + _RELATIVE_AGE[r][1] and age + _RELATIVE_AGE[r][0] <= 100
+        for r in map(Relative.of, data["relatives"])
+        if r.kind not in _RELATIVE_AGE
+        or 1 <= age + _RELATIVE_AGE[r.kind][1]
+        and age + _RELATIVE_AGE[r.kind][0] <= 100
     ]
     relative = rng.choice(possible)
-    low, high = _RELATIVE_AGE.get(relative, (-10, 10))
+    low, high = _RELATIVE_AGE.get(relative.kind, (-10, 10))
     relative_age = min(100, max(1, age + rng.randint(low, high)))
+    english = base(persona.language) == "en"
     return frame.format(
-        topic=spoken_topic(topic) if topic else "",
-        relative=relative,
+        topic=(spoken_topic(topic) if english else topic) if topic else "",
+        relative=relative.nom,
+        Relative=relative.nom[:1].upper() + relative.nom[1:],
+        relative_acc=relative.acc,
+        relative_dat=relative.dat,
         age=age,
         relative_age=relative_age,
         time=rng.choice(data["times"]),
         time_since=rng.choice(data["times_since"]),
-        question=question,
+        question=question[:1].lower() + question[1:],
+        Question=question,
     )
 
 
@@ -156,7 +180,9 @@ def _channel(options: list[str], persona: Persona) -> list[str]:
     """Frames that fit how the persona reaches the bot: no writing on a voice line."""
     if "voice" not in persona.tags:
         return options
-    return [o for o in options if not re.search(r"\b(?:write|writing|email)\b", o, re.IGNORECASE)] or options
+    written = frames(persona.language).get("not_spoken", ["write", "writing", "email"])
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, written)) + r")\b", re.IGNORECASE)
+    return [o for o in options if not pattern.search(o)] or options
 
 
 NOT_YET = ("prevention", "susceptibility", "diagnosis", "symptoms", "causes", "frequency")
@@ -179,7 +205,7 @@ def _story(
     return rng.choice(named or [f for f in frames_ if topic or "{topic}" not in f])
 
 
-_WH_QUESTION = re.compile(r"^(?:what|how|why|when|where|who|which|whose)\b", re.IGNORECASE)
+_WH_WORDS = ["what", "how", "why", "when", "where", "who", "which", "whose"]
 
 
 def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona) -> str:
@@ -187,9 +213,10 @@ def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona
     like to know what causes it"; "Please tell me can you ..." is no way to ask), the others
     ended with a full stop, or with nothing in the plain register."""
     bare = question.rstrip().rstrip("?").rstrip()
-    if _WH_QUESTION.match(bare) and rng.random() < 0.5:
-        lowered = bare[:1].lower() + bare[1:]
-        return _fill(rng.choice(frames()["statement"][kind]), rng, None, persona, lowered)
+    data = frames(persona.language)
+    wh = data.get("wh_words", _WH_WORDS)
+    if re.match(r"^(?:" + "|".join(map(re.escape, wh)) + r")\b", bare, re.IGNORECASE) and rng.random() < 0.5:
+        return _fill(rng.choice(data["statement"][kind]), rng, None, persona, bare)
     return bare if kind == "plain" else bare.rstrip(".") + "."
 
 
@@ -219,7 +246,7 @@ def compose(
     patient's own story, written by the LLM, told instead of a sentence frame."""
     rng = random.Random(seed)
     style, kind = style_of(persona), register(persona)
-    data = frames()
+    data = frames(persona.language)
     parts: list[str] = []
     told = None
     if rng.random() < (style.greeting or 0):

@@ -1,10 +1,12 @@
 """Noise models: how a patient's words are corrupted on their way to the bot.
 
 ``asr`` simulates speech-to-text errors word by word: phonetic substitutions and homophones
-(CMU pronouncing dictionary), wrong word boundaries, deletions (fillers above all), inserted
+(the CMU pronouncing dictionary for English, the Kölner Phonetik for German), wrong word
+boundaries, deletions (fillers above all), inserted
 short words and fillers, a cut-off end and, rarely, a lost utterance. Its default parameters
-are fitted to real patient speech (``simpop noise fit``; ``data/asr-errors``). ``typos``
-simulates keyboard slips for text channels. Both are deterministic under a seed.
+are fitted to real (English) patient speech (``simpop noise fit``; ``data/asr-errors``) and
+used for every language: no German recogniser's errors with a licence were found. ``typos``
+simulates keyboard slips for text channels (``typos``). Both are deterministic under a seed.
 """
 
 from __future__ import annotations
@@ -21,11 +23,21 @@ from rapidfuzz.distance import Levenshtein
 
 from simpop.lookup_cache import cached_table
 from simpop.models import NoiseConfig, Record
+from simpop.population.languages import base
+from simpop.population.phonetics_de import koelner_phonetik
+from simpop.population.typos import DEFAULT_TYPO_RATE, typo_noise
 
 FILLERS = frozenset({"um", "uh", "er", "erm", "ah", "hmm", "mm", "mhm", "uhm"})
-INSERTED_WORDS = ("um", "uh", "a", "i", "it", "no", "and", "the", "to", "so")
-VOCABULARY_SIZE = 40_000  # the most frequent English words: what a speech recogniser writes
-LEFT_OUT = frozenset({"shit", "fuck", "fucking", "bitch", "cunt", "dick", "piss", "crap", "ass", "tits"})
+FILLERS_BY_LANGUAGE = {"en": FILLERS, "de": frozenset({"äh", "ähm", "öh", "öhm", "hm", "hmm", "mhm", "ähh"})}
+INSERTED_WORDS = {
+    "en": ("um", "uh", "a", "i", "it", "no", "and", "the", "to", "so"),
+    "de": ("äh", "ähm", "und", "die", "der", "ja", "also", "so", "da", "es"),
+}
+VOCABULARY_SIZE = 40_000  # the most frequent words of a language: what a speech recogniser writes
+LEFT_OUT = frozenset({
+    "shit", "fuck", "fucking", "bitch", "cunt", "dick", "piss", "crap", "ass", "tits",
+    "scheiße", "scheisse", "fick", "ficken", "arsch", "fotze", "schlampe", "wichser", "titten",
+})  # fmt: skip
 _TOKEN = re.compile(r"^(\W*)([\w']+)(\W*)$")
 
 
@@ -55,7 +67,6 @@ DEFAULT_ASR = ASRParameters(
     insertion=0.0624,
 )
 DEFAULT_ASR_RATE = 0.369
-DEFAULT_TYPO_RATE = 0.05
 
 
 # --- word error rate ------------------------------------------------------------------------
@@ -116,16 +127,26 @@ def total_errors(pairs: Iterable[tuple[str, str]]) -> WordErrors:
 
 @dataclass(frozen=True)
 class Lexicon:
-    """Frequent English words by pronunciation (stress removed), for phonetic confusions."""
+    """A language's frequent words by pronunciation (English: CMU phones, stress removed;
+    German: the digits of the Kölner Phonetik), for phonetic confusions."""
 
+    ranks: dict[str, int]
     phones: dict[str, tuple[str, ...]]
     by_phones: dict[tuple[str, ...], list[str]]
     by_deletion: dict[tuple[str, ...], list[tuple[str, int]]]  # one phone left out, and where
+    by_spelling: bool = False
 
     def similar(self, word: str) -> list[str]:
-        """Words that sound like ``word``: homophones first, then words one phone away."""
+        """Words that sound like ``word``: homophones first, then words one phone away (with a
+        coarse code, as the Kölner Phonetik's, the closest in spelling first within each)."""
         phones = self.phones.get(word)
-        return [] if phones is None else [w for w in self.similar_sounds(phones) if w != word]
+        if phones is None:
+            return []
+        found = [w for w in self.similar_sounds(phones) if w != word]
+        if not self.by_spelling:
+            return found
+        same = set(self.by_phones.get(phones, []))
+        return sorted(found, key=lambda w: (w not in same, -Levenshtein.normalized_similarity(word, w)))
 
     def similar_sounds(self, phones: tuple[str, ...]) -> list[str]:
         """Words pronounced ``phones``, then words one phone away (one phone substituted,
@@ -139,7 +160,7 @@ class Lexicon:
         return same + sorted(near - set(same), key=self.rank)
 
     def rank(self, word: str) -> int:
-        return _rank()[word]
+        return self.ranks[word]
 
     def word_for(self, phones: tuple[str, ...]) -> str | None:
         """The most frequent word pronounced exactly so."""
@@ -147,26 +168,18 @@ class Lexicon:
         return words[0] if words else None
 
 
-def _rank() -> dict[str, int]:
-    return lexicon_tables()[0]
-
-
-def _frequent_words() -> dict[str, int]:
+def _frequent_words(language: str) -> dict[str, int]:
     from wordfreq import top_n_list
 
-    words = [w for w in top_n_list("en", VOCABULARY_SIZE) if (w.isalpha() or "'" in w) and w not in LEFT_OUT]
+    words = [
+        w for w in top_n_list(language, VOCABULARY_SIZE) if (w.isalpha() or "'" in w) and w not in LEFT_OUT
+    ]
     return {w: i for i, w in enumerate(words)}
 
 
-def _build_tables() -> tuple[dict, dict, dict, dict]:
-    import pronouncing
-
-    pronouncing.init_cmu()
-    rank = _frequent_words()
-    phones: dict[str, tuple[str, ...]] = {}
-    for word, pron in pronouncing.pronunciations:
-        if word in rank and word not in phones:
-            phones[word] = tuple(re.sub(r"\d", "", p) for p in pron.split())
+def _index(rank: dict[str, int], phones: dict[str, tuple[str, ...]]) -> tuple[dict, dict, dict, dict]:
+    """The tables of a ``Lexicon``: words by pronunciation and by pronunciation less one phone,
+    most frequent first."""
     by_phones: dict[tuple[str, ...], list[str]] = defaultdict(list)
     by_deletion: dict[tuple[str, ...], list[tuple[str, int]]] = defaultdict(list)
     for word in sorted(phones, key=rank.__getitem__):
@@ -177,16 +190,42 @@ def _build_tables() -> tuple[dict, dict, dict, dict]:
     return rank, phones, dict(by_phones), dict(by_deletion)
 
 
-def lexicon_tables() -> tuple[dict, dict, dict, dict]:
+def _english_tables() -> tuple[dict, dict, dict, dict]:
+    import pronouncing
+
+    pronouncing.init_cmu()
+    rank = _frequent_words("en")
+    phones: dict[str, tuple[str, ...]] = {}
+    for word, pron in pronouncing.pronunciations:
+        if word in rank and word not in phones:
+            phones[word] = tuple(re.sub(r"\d", "", p) for p in pron.split())
+    return _index(rank, phones)
+
+
+def _german_tables() -> tuple[dict, dict, dict, dict]:
+    from wordfreq import zipf_frequency
+
+    # German text quotes English ("and", "king"): a German recogniser writes German words, so
+    # a word ten times as frequent in English is left out ("was", "hand" and "in" stay)
+    german = [w for w in _frequent_words("de") if zipf_frequency(w, "en") - zipf_frequency(w, "de") < 1.0]
+    rank = {w: i for i, w in enumerate(german)}
+    phones = {word: tuple(code) for word in rank if (code := koelner_phonetik(word))}
+    return _index(rank, phones)
+
+
+_TABLES = {"en": ("asr-lexicon", "1", _english_tables), "de": ("asr-lexicon-de", "3", _german_tables)}
+
+
+def lexicon_tables(language: str = "en") -> tuple[dict, dict, dict, dict]:
     """Word ranks, pronunciations, words by pronunciation and by pronunciation less one phone;
     built once, then read from the cache folder."""
-    return cached_table("asr-lexicon", f"{VOCABULARY_SIZE}-1", _build_tables)
+    name, version, build = _TABLES[base(language)]
+    return cached_table(name, f"{VOCABULARY_SIZE}-{version}", build)
 
 
-@lru_cache(maxsize=1)
-def lexicon() -> Lexicon:
-    _, phones, by_phones, by_deletion = lexicon_tables()
-    return Lexicon(phones, by_phones, by_deletion)
+@lru_cache(maxsize=None)
+def lexicon(language: str = "en") -> Lexicon:
+    return Lexicon(*lexicon_tables(language), by_spelling=base(language) != "en")
 
 
 # --- the models -----------------------------------------------------------------------------
@@ -271,7 +310,9 @@ def _boundary(tokens: list[Token], i: int, lex: Lexicon) -> tuple[list[Token], i
     return (split, 1) if split else None
 
 
-def asr_noise(text: str, rate: float | None, seed: int, params: ASRParameters = DEFAULT_ASR) -> str:
+def asr_noise(
+    text: str, rate: float | None, seed: int, params: ASRParameters = DEFAULT_ASR, language: str = "en"
+) -> str:
     """``text`` as a speech recogniser might transcribe it; ``rate`` scales the fitted
     probabilities (the default rate reproduces the real word error rate)."""
     rng = random.Random(seed)
@@ -285,13 +326,14 @@ def asr_noise(text: str, rate: float | None, seed: int, params: ASRParameters = 
         share = min(1.0, rng.uniform(0, 2 * p["truncated_share"]))
         keep = max(1, len(tokens) - max(1, round(share * len(tokens))))
         tokens = tokens[:keep]
-    lex = lexicon()
+    language = base(language)
+    lex, fillers, inserted = lexicon(language), FILLERS_BY_LANGUAGE[language], INSERTED_WORDS[language]
     out: list[Token] = []
     i = 0
     while i < len(tokens):
         token, draw = tokens[i], rng.random()
         step = 1
-        if token.word.lower() in FILLERS:
+        if token.word.lower() in fillers:
             if draw >= p["filler_deletion"]:
                 out.append(token)
         elif draw < p["deletion"]:
@@ -306,60 +348,18 @@ def asr_noise(text: str, rate: float | None, seed: int, params: ASRParameters = 
         else:
             out.append(token)
         if rng.random() < p["insertion"]:
-            out.append(Token("", rng.choice(INSERTED_WORDS), ""))
+            out.append(Token("", rng.choice(inserted), ""))
         i += step
     return " ".join(t.render() for t in out)
 
 
-_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
-_KEY_AT = {ch: (r, c) for r, row in enumerate(_ROWS) for c, ch in enumerate(row)}
-
-
-def _neighbour_key(ch: str, rng: random.Random) -> str:
-    lower = ch.lower()
-    if lower not in _KEY_AT:
-        return ch
-    r, c = _KEY_AT[lower]
-    near = [
-        _ROWS[rr][cc]
-        for rr in (r - 1, r, r + 1)
-        for cc in (c - 1, c, c + 1)
-        if 0 <= rr < 3 and 0 <= cc < len(_ROWS[rr]) and (rr, cc) != (r, c)
-    ]
-    key = rng.choice(near)
-    return key.upper() if ch.isupper() else key
-
-
-def typo_noise(text: str, rate: float | None, seed: int) -> str:
-    """Keyboard slips, one per affected word: a neighbouring key, two letters swapped, a letter
-    dropped or doubled. ``rate`` is the share of words affected (default 0.05)."""
-    rng = random.Random(seed)
-    rate = DEFAULT_TYPO_RATE if rate is None else rate
-    words = text.split(" ")
-    for i, word in enumerate(words):
-        letters = [j for j, ch in enumerate(word) if ch.isalpha()]
-        if len(letters) < 2 or rng.random() >= rate:
-            continue
-        j = rng.choice(letters[:-1])
-        kind = rng.randrange(4)
-        if kind == 0:
-            word = word[:j] + _neighbour_key(word[j], rng) + word[j + 1 :]
-        elif kind == 1:
-            word = word[:j] + word[j + 1] + word[j] + word[j + 2 :]
-        elif kind == 2:
-            word = word[:j] + word[j + 1 :]
-        else:
-            word = word[:j] + word[j] + word[j:]
-        words[i] = word
-    return " ".join(words)
-
-
-def apply_noise(text: str, noise: NoiseConfig, seed: int) -> str | None:
-    """The noisy text of ``text`` under ``noise``; ``None`` when the model is ``none``."""
+def apply_noise(text: str, noise: NoiseConfig, seed: int, language: str = "en") -> str | None:
+    """The noisy text of ``text`` (in ``language``) under ``noise``; ``None`` when the model is
+    ``none``."""
     if noise.model == "asr":
-        return asr_noise(text, noise.rate, seed)
+        return asr_noise(text, noise.rate, seed, language=language)
     if noise.model == "typos":
-        return typo_noise(text, noise.rate, seed)
+        return typo_noise(text, noise.rate, seed, base(language))
     return None
 
 

@@ -18,11 +18,11 @@ from simpop.errors import ConfigError
 from simpop.llm import LLMClient
 from simpop.models import Domain, Persona, Scenario, Urgency
 from simpop.population.fidelity import split_sentences
-from simpop.population.message_style import STORIES_LANGUAGE, register
+from simpop.population.languages import LANGUAGE_NAMES, base
+from simpop.population.message_style import register
 from simpop.population.people_words import in_peoples_words
 from simpop.prompts import load_prompt, load_prompt_data
 
-LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian"}
 MAX_EVERYDAY_WORDS = 8
 _NUMBERING = re.compile(r"^\s*(?:[-*\u2022]+|\(?\d+[.)\]:]|[a-z][.)])\s*", re.IGNORECASE)
 _WHAT_IS_ARE = re.compile(r"^\s*what is \(are\)\s+(.+?)\s*\?\s*$", re.IGNORECASE)
@@ -75,11 +75,15 @@ class ProbeSource:
     titles: tuple[str, ...] = ()
     topic: str | None = None  # of a single seed QAP: what it is about, and its question type
     qtype: str | None = None
+    language: str = "en"  # of the seed questions
 
     @property
     def shown_questions(self) -> list[str]:
         """The seed questions as the patient reads them in the prompt: as a leaflet prints them,
-        the topic in a person's words."""
+        the topic in a person's words (English's catalogue wordings; another language's as
+        written)."""
+        if self.language != "en":
+            return list(self.questions)
         return [in_peoples_words(readable(q), self.topic) for q in self.questions]
 
     @property
@@ -116,29 +120,40 @@ def clean_question(text: str) -> str:
 def angles(kind: str = "message", persona: Persona | None = None) -> list[str]:
     """Angles of wording: ``wording`` for a seed's question alone, in the ``persona``'s register
     (standard without one), ``message`` for a message."""
-    data = load_prompt_data("angles")[0][kind]
+    data = load_prompt_data("angles", base(persona.language) if persona else "en")[0][kind]
     return data[register(persona) if persona else "standard"] if kind == "wording" else data
 
 
-def everyday_lexicon(domain: Domain | None = None) -> dict[str, str]:
+def everyday_lexicon(domain: Domain | None = None, language: str = "en") -> dict[str, str]:
     """Medical terms and everyday words for them: the built-in ones, then the domain's."""
-    return load_prompt_data("everyday_words")[0] | (domain.everyday_words if domain else {})
+    return load_prompt_data("everyday_words", language)[0] | (domain.everyday_words if domain else {})
 
 
 def everyday_words(persona: Persona, text: str, domain: Domain | None = None) -> list[tuple[str, str]]:
     """For low health literacy: everyday words for the medical terms in ``text``."""
     if persona.health_literacy != "low":
         return []
-    lowered = text.lower()
-    lexicon = everyday_lexicon(domain).items()
-    found = [(t, w) for t, w in lexicon if re.search(rf"\b{re.escape(t)}\b", lowered)]
+    lexicon = everyday_lexicon(domain, base(persona.language)).items()
+    found = [(t, w) for t, w in lexicon if re.search(rf"\b{re.escape(t)}\b", text, re.IGNORECASE)]
     return found[:MAX_EVERYDAY_WORDS]
 
 
-def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource) -> str:
-    """The scenario's prompt template, filled in."""
+def scenario_prompt(scenario: Scenario, language: str = "en") -> str:
+    """The scenario's prompt in ``language``; a one-line error where it has none."""
+    if base(language) == "en":
+        return scenario.prompt
+    if base(language) not in scenario.prompt_in:
+        raise ConfigError(
+            f"scenario '{scenario.id}': field 'prompt_in': no prompt in language '{language}' "
+            f"(have: en{''.join(', ' + k for k in scenario.prompt_in)})"
+        )
+    return scenario.prompt_in[base(language)]
+
+
+def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource, language: str = "en") -> str:
+    """The scenario's prompt template in ``language``, filled in."""
     try:
-        template = _TEMPLATES.from_string(scenario.prompt)
+        template = _TEMPLATES.from_string(scenario_prompt(scenario, language))
         return template.render(
             domain=domain,
             seed=source.shown_questions[0] if source.questions else None,
@@ -151,18 +166,20 @@ def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource) ->
         raise ConfigError(f"scenario '{scenario.id}': field 'prompt': {error}") from None
 
 
-def scenario_version(scenario: Scenario) -> str:
-    """The version of a scenario's prompt and examples: their content hash."""
-    text = scenario.prompt + "\x00" + "\x00".join(scenario.examples)
+def scenario_version(scenario: Scenario, language: str = "en") -> str:
+    """The version of a scenario's prompt (in ``language``) and examples: their content hash."""
+    text = scenario_prompt(scenario, language) + "\x00" + "\x00".join(scenario.examples)
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
-def prompt_id(scenario: Scenario) -> str:
-    """The versions of the prompts that write a probe, recorded on it."""
-    templates = [load_prompt(name).id for name in ("patient_system", "probe_task")]
+def prompt_id(scenario: Scenario, language: str = "en") -> str:
+    """The versions of the prompts (in ``language``) that write a probe, recorded on it."""
+    language = base(language)
+    templates = [load_prompt(name, language).id for name in ("patient_system", "probe_task")]
     names = ("angles", "everyday_words", "stories", "situation_examples")
-    data = [f"{name}@{load_prompt_data(name)[1]}" for name in names]
-    return "+".join([*templates, *data, f"{scenario.id}@{scenario_version(scenario)}"])
+    data = [f"{name}@{load_prompt_data(name, language)[1]}" for name in names]
+    tag = "" if language == "en" else f"{language}:"
+    return tag + "+".join([*templates, *data, f"{scenario.id}@{scenario_version(scenario, language)}"])
 
 
 def writes_question_only(scenario: Scenario, source: ProbeSource) -> bool:
@@ -173,7 +190,7 @@ def writes_question_only(scenario: Scenario, source: ProbeSource) -> bool:
 
 def persona_system(persona: Persona) -> str:
     """The system prompt of the LLM acting as ``persona``."""
-    return load_prompt("patient_system").render(
+    return load_prompt("patient_system", base(persona.language)).render(
         vignette=persona.vignette.strip(),
         language_name=LANGUAGE_NAMES.get(persona.language, persona.language),
         language_level=persona.language_level,
@@ -194,9 +211,10 @@ def probe_messages(
     the task (and ``situations`` stories of the patient's, for questions written alone, with
     the ``shown`` examples of ``situation_examples``)."""
     system = persona_system(persona)
-    text = situation(scenario, domain, source)
+    language = base(persona.language)
+    text = situation(scenario, domain, source, language)
     one_question = writes_question_only(scenario, source)
-    task = load_prompt("probe_task").render(
+    task = load_prompt("probe_task", language).render(
         situation=text,
         examples=scenario.examples,
         n=n,
@@ -210,11 +228,8 @@ def probe_messages(
 
 
 def situation_examples(persona: Persona, seed: int, k: int = SITUATION_EXAMPLES) -> list[str]:
-    """``k`` examples of a situation in the persona's register, drawn by ``seed``; none for a
-    persona writing another language than the examples'."""
-    if persona.language.split("-")[0] != STORIES_LANGUAGE:
-        return []
-    pool = load_prompt_data("situation_examples")[0][register(persona)]
+    """``k`` examples of a situation in the persona's register and language, drawn by ``seed``."""
+    pool = load_prompt_data("situation_examples", base(persona.language))[0][register(persona)]
     return random.Random(seed).sample(pool, min(k, len(pool)))
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from simpop.aggregate import bootstrap_interval
 from simpop.errors import ConfigError
 from simpop.models import MessageShapes
-from simpop.population.fidelity import reading_grade
 from simpop.population.language_level import language_profile
 from simpop.population.message_shape import message_shape
+from simpop.population.readability import reading_grade
 from simpop.textfiles import read_text
 
 MEQSUM = Path(__file__).parent / "reference" / "meqsum.jsonl"
@@ -32,14 +32,16 @@ def message_shapes(texts: list[str], language: str = "en") -> MessageShapes:
     """The figures of ``MessageShapes`` for ``texts`` (meant to be in ``language``), with a
     bootstrap interval of the mean reading grade."""
     shapes = [message_shape(t) for t in texts]
-    grades = [g for g in (reading_grade(t) for t in texts) if g is not None]
+    english = language.split("-")[0].lower() == "en"
+    grades = [g for g in (reading_grade(t, language) for t in texts) if g is not None]
     interval = bootstrap_interval(grades) or (None, None)
     profile = language_profile(texts, language)
     return MessageShapes(
         n=len(texts),
         median_words=float(statistics.median(s.words for s in shapes)) if shapes else None,
-        context=_share([s.context for s in shapes]),
-        relative=_share([s.relative for s in shapes]),
+        # whose story a message tells is read by English patterns
+        context=_share([s.context for s in shapes]) if english else None,
+        relative=_share([s.relative for s in shapes]) if english else None,
         no_question_mark=_share([not s.question_mark for s in shapes]),
         multi_question=_share([s.questions >= 2 for s in shapes]),
         subject=_share([s.subject for s in shapes]),
@@ -49,6 +51,7 @@ def message_shapes(texts: list[str], language: str = "en") -> MessageShapes:
         language_level=profile.level,
         slips_per_100_words=profile.slips_per_100_words,
         in_language=profile.in_language,
+        rare_words=profile.rare_words,
     )
 
 

@@ -26,16 +26,20 @@ _WONDERING = re.compile(
     r"\b(?:i'?m|i am|i was|i've been|i have been|i|we're|we are|we)?\s*"
     r"(?:wondering|curious|interested in (?:learning|knowing|finding|reading|understanding)|"
     r"(?:want(?:ed)?|would like|'d like|need(?:ed)?) to (?:know|find out|learn|understand|ask)|"
-    r"(?:not sure|unsure) (?:if|whether|what|how))\b.*$",
+    r"(?:not sure|unsure) (?:if|whether|what|how)|"
+    r"frage mich|(?:möchte|würde gerne|will|wollte) (?:gerne |mal )?(?:wissen|fragen|erfahren))\b.*$",
     re.IGNORECASE | re.DOTALL,
 )
 _SIMULATION = re.compile(
     r"\b(?:chat ?bot|bot|assistant|ai|artificial intelligence|simulat\w*|persona|role[- ]?play|vignette|"
-    r"leaflet|prompt|language model|json)\b",
+    r"leaflet|prompt|language model|json|"
+    r"assistent\w*|ki|künstliche intelligenz|simuliert\w*|rolle|informationsblatt|merkblatt|sprachmodell)\b",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|im|me|my|we|our|us)\b", re.IGNORECASE)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|im|me|my|we|our|us|ich|mich|mir|mein\w*|wir|uns|unser\w*)\b", re.IGNORECASE
+)  # English and German
 
 
 def checked_situation(text: str, vignette: str) -> str | None:

@@ -1,4 +1,5 @@
-"""Prompt templates (Jinja2 files beside this module); each carries a version: its content hash."""
+"""Prompt templates (Jinja2 files beside this module); each carries a version: its content hash.
+English ones lie here, another language's in a folder of its code (``de/``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 
 import jinja2
 import yaml
+
+from simpop.errors import ConfigError
 
 _FOLDER = Path(__file__).parent
 _ENV = jinja2.Environment(
@@ -47,15 +50,30 @@ def _source(file: str) -> str:
     return text + "".join(_source(included) for included in _INCLUDE.findall(text))
 
 
-@lru_cache(maxsize=None)
-def load_prompt(name: str) -> Prompt:
-    """The template ``<name>.j2``."""
-    version = hashlib.sha256(_source(f"{name}.j2").encode()).hexdigest()[:8]
-    return Prompt(name=name, version=version, template=_ENV.get_template(f"{name}.j2"))
+def prompt_file(name: str, language: str = "en") -> str:
+    """The file of ``name`` (``stories.yaml``, ``patient_system.j2``) in ``language``, relative
+    to this folder; a one-line error where that language has none."""
+    file = name if language == "en" else f"{language}/{name}"
+    if not (_FOLDER / file).is_file():
+        raise ConfigError(f"language '{language}': no prompt file '{name}' (simpop/prompts/{file})")
+    return file
+
+
+def has_prompt(name: str, language: str) -> bool:
+    return (_FOLDER / (name if language == "en" else f"{language}/{name}")).is_file()
 
 
 @lru_cache(maxsize=None)
-def load_prompt_data(name: str) -> tuple[Any, str]:
-    """The YAML data file ``<name>.yaml`` that prompts draw on, and its version (content hash)."""
-    source = (_FOLDER / f"{name}.yaml").read_text(encoding="utf-8")
+def load_prompt(name: str, language: str = "en") -> Prompt:
+    """The template ``<name>.j2`` in ``language``."""
+    file = prompt_file(f"{name}.j2", language)
+    version = hashlib.sha256(_source(file).encode()).hexdigest()[:8]
+    return Prompt(name=name, version=version, template=_ENV.get_template(file))
+
+
+@lru_cache(maxsize=None)
+def load_prompt_data(name: str, language: str = "en") -> tuple[Any, str]:
+    """The YAML data file ``<name>.yaml`` in ``language`` that prompts draw on, and its version
+    (content hash)."""
+    source = (_FOLDER / prompt_file(f"{name}.yaml", language)).read_text(encoding="utf-8")
     return yaml.safe_load(source), hashlib.sha256(source.encode()).hexdigest()[:8]

@@ -28,6 +28,7 @@ from simpop.models import (
 from simpop.models.conversation_case import ConversationCase
 from simpop.population.cells import sampling_seed
 from simpop.population.conversation_patient import play
+from simpop.population.languages import base
 from simpop.population.noise import apply_noise, noise_label
 from simpop.prompts import load_prompt
 from simpop.run.plan import RunInputs
@@ -157,7 +158,7 @@ class Conversations:
             due_turn=case.due_turn,
             severity=case.severity,
             sampling_seed=seed,
-            prompt=load_prompt("patient_turn").id,
+            prompt=load_prompt("patient_turn", base(persona.language)).id,
             llm_model=self.llm.config.model,
             error=error or next((t.error for t in turns if t.error), None),
         )
@@ -174,7 +175,7 @@ class Conversations:
     ) -> ConversationTurn:
         """The bot's answer to the patient's next message (after the persona's noise)."""
         number = len(before) + 1
-        noisy = await asyncio.to_thread(apply_noise, message, persona.noise, seed + number)
+        noisy = await asyncio.to_thread(apply_noise, message, persona.noise, seed + number, persona.language)
         asked = noisy if noisy is not None else message
         history = [Exchange(asked=t.asked_text, answer=t.answer or "") for t in before]
         answer, error = None, None

@@ -15,16 +15,10 @@ from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
 from simpop.models import Cell, Fidelity, Persona, Probe
 from simpop.population.cells import sampling_seed
-from simpop.population.fidelity import (
-    check_group,
-    most_usable,
-    reading_grade,
-    same_words,
-    syllables,
-    usable,
-)
+from simpop.population.fidelity import check_group, most_usable, same_words, usable
+from simpop.population.languages import base
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
-from simpop.population.message_style import STORIES_LANGUAGE, compose
+from simpop.population.message_style import compose
 from simpop.population.noise import apply_noise, lexicon, noise_label
 from simpop.population.people_words import would_not_say
 from simpop.population.probes import (
@@ -43,6 +37,7 @@ from simpop.population.probes import (
     writes_question_only,
 )
 from simpop.population.question_register import register_order
+from simpop.population.readability import reading_grade, syllables
 from simpop.population.situations import usable_situations
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import gather_all, stage_progress
@@ -69,21 +64,16 @@ def wrapped(
 ) -> tuple[str, Fidelity]:
     """The persona's message around a checked question: the ``situation`` the LLM wrote, else a
     story frame (one that names the topic when the question only says "it"); reading grade and
-    length of the message. A persona writing another language than the frames' gets its
-    situation and question alone."""
+    length of the message."""
     named = names_topic_of(question, source.topic, everyday)
     if situation is not None and not named and not names_topic_of(situation, source.topic, everyday):
         situation = None  # "Is it passed down?" needs a story that names the topic
-    if persona.language != STORIES_LANGUAGE:
-        message = f"{situation} {question}" if situation else question
-        update = {"question": question, "story": "written" if situation else None}
-        return message, fidelity.model_copy(update=update)
     composed = compose(question, persona, source.topic, seed, second, aspect, not named, situation)
     message = f"{composed.subject}\n{composed.body}" if composed.subject else composed.body
     update = {
         "question": question,
         "story": composed.story,
-        "reading_grade": reading_grade(message),
+        "reading_grade": reading_grade(message, persona.language),
         "words": len(message.split()),
     }
     return message, fidelity.model_copy(update=update)
@@ -121,11 +111,12 @@ async def write_candidates(
     return candidates + padding, checks + padding, error, situations
 
 
-def load_tables(asr: bool) -> None:
-    """The syllable table, and the pronouncing lexicon when a speech-to-text noise needs it."""
+def load_tables(asr: set[str]) -> None:
+    """The syllable table, and the phonetic lexicon of each language whose speech-to-text noise
+    needs it."""
     syllables("loaded")
-    if asr:
-        lexicon()
+    for language in asr:
+        lexicon(language)
 
 
 def plan_groups(inputs: RunInputs) -> dict[tuple[str, str, str], list[Cell]]:
@@ -206,19 +197,24 @@ async def generate_probes(
     done = len(inputs.cells) - sum(1 for cells in todo.values() for c in cells if c.cell_id not in probes)
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
-    noises = [p.noise for p in inputs.personas] + [s.noise for s in inputs.scenarios.values() if s.noise]
+    asr = {base(p.language) for p in inputs.personas if p.noise.model == "asr"}
+    if any(s.noise and s.noise.model == "asr" for s in inputs.scenarios.values()):
+        asr |= {base(p.language) for p in inputs.personas}
     # the word tables load (or are built, the first time on a machine) while the first calls wait
-    tables = asyncio.ensure_future(asyncio.to_thread(load_tables, any(n.model == "asr" for n in noises)))
+    tables = asyncio.ensure_future(asyncio.to_thread(load_tables, asr))
     # the aspect wordings are embedded (loading the model) while the first calls wait too
     aspects = (
         asyncio.ensure_future(asyncio.to_thread(AspectModel, embedder))
         if any(s.keeps_meaning for s in inputs.scenarios.values())
         else None
     )
-    everyday = everyday_lexicon(inputs.domain)
+    lexicons = {
+        lang: everyday_lexicon(inputs.domain, lang) for lang in {base(p.language) for p in inputs.personas}
+    }
 
     async def one_group(cells: list[Cell]) -> None:
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
+        everyday = lexicons[base(persona.language)]
         source = inputs.source(cells[0])
         request = group_request(inputs, cells, run_seed)
         one_question = request.one_question
@@ -226,6 +222,9 @@ async def generate_probes(
         if scenario.source == "chunks":
             bound = chunk_min_similarity
         keeps_meaning = aspects is not None and scenario.keeps_meaning and len(source.questions) == 1
+        # the meaning check's patterns and aspect wordings are English: another language keeps
+        # the embedding bound (``min_similarity``) alone
+        keeps_meaning = keeps_meaning and base(persona.language) == "en"
         if keeps_meaning:
             bound = None  # the meaning check judges it (a bare "it" is far from the seed by cosine)
         prompt_text = "\n".join(m["content"] for m in request.messages if m["role"] != "system")
@@ -239,6 +238,7 @@ async def generate_probes(
             persona=persona.vignette,
             one_question=one_question,
             catalogue=would_not_say(source.topic, persona),
+            language=persona.language,
         )
 
         async def checked(texts: list[str | None]) -> list[Fidelity | None]:
@@ -274,7 +274,7 @@ async def generate_probes(
             else None
         )
         spare = [candidates[i] for i in usable(first) if i not in chosen]
-        prompt = prompt_id(scenario)
+        prompt = prompt_id(scenario, persona.language)
         noise = scenario.noise or persona.noise
         for position, (cell, text, fidelity) in enumerate(zip(cells, texts, checks, strict=True)):
             wraps = bool(one_question and text and fidelity is not None and fidelity.valid)
@@ -290,7 +290,11 @@ async def generate_probes(
                 text, fidelity = wrapped(
                     text, fidelity, persona, source, cell_seed, second, aspect, everyday, situation
                 )
-            noisy = await asyncio.to_thread(apply_noise, text, noise, cell_seed) if text else None
+            noisy = (
+                await asyncio.to_thread(apply_noise, text, noise, cell_seed, persona.language)
+                if text
+                else None
+            )
             probe = Probe(
                 run_id=run_id,
                 **cell.fields(),

@@ -8,8 +8,8 @@ from functools import cached_property
 from pathlib import Path
 
 from simpop.config import load_conversation_cases, load_personas, load_qaps, load_scenarios, load_vignettes
-from simpop.embed import Embedder
-from simpop.errors import ConfigError
+from simpop.embed import Embedder, check_model_languages, model_for
+from simpop.errors import ConfigError, SimpopError
 from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import SAFETY_JUDGES, read_classifier
 from simpop.judging.safety_cues import check_language
@@ -17,6 +17,7 @@ from simpop.judging.verifier import read_verifier
 from simpop.knowledge import load_chunks
 from simpop.metrics import Case
 from simpop.models import (
+    DEFAULT_EMBEDDING_MODEL,
     QAP,
     Cell,
     Domain,
@@ -45,6 +46,7 @@ from simpop.population.cells import (
 )
 from simpop.population.conversation_patient import RenderedCase
 from simpop.population.gold import gold_chunk_ids
+from simpop.population.languages import base, check_persona_language
 from simpop.population.probes import ProbeSource
 from simpop.population.strata import Topics, knowledge_topics
 from simpop.targets.qap import matchable
@@ -69,6 +71,7 @@ class RunInputs:
     own_seeds: bool = False
     cases: dict[str, ConversationCase] = field(default_factory=dict)
     conversations: list[Cell] = field(default_factory=list)
+    language: str = "en"  # the bot's, its QAPs' and knowledge base's
 
     def source(self, cell: Cell) -> ProbeSource:
         """The seed question(s), vignette or passages a cell's probe is written from."""
@@ -85,8 +88,13 @@ class RunInputs:
         qaps = [self.qap_by_id[i] for i in cell.seed_id.split("+")]
         if len(qaps) == 1:
             qtype = qaps[0].metadata.get("qtype")
-            return ProbeSource([qaps[0].question], topic=qaps[0].topic, qtype=str(qtype) if qtype else None)
-        return ProbeSource([q.question for q in qaps])
+            return ProbeSource(
+                [qaps[0].question],
+                topic=qaps[0].topic,
+                qtype=str(qtype) if qtype else None,
+                language=self.language,
+            )
+        return ProbeSource([q.question for q in qaps], language=self.language)
 
     @cached_property
     def qap_by_id(self) -> dict[str, QAP]:
@@ -253,10 +261,37 @@ def check_safety_languages(config: RunConfig, personas: list[Persona]) -> None:
             ) from None
 
 
+def run_languages(config: RunConfig, personas: list[Persona]) -> set[str]:
+    """The languages of a run: its bot's and its personas'."""
+    return {base(config.language)} | {base(p.language) for p in personas}
+
+
+def with_embedding_for_languages(config: RunConfig) -> RunConfig:
+    """``config`` with the built-in embedding model for its languages: MiniLM (the default)
+    becomes multilingual-e5-small in a run with another language than English."""
+    if config.embedding.model != DEFAULT_EMBEDDING_MODEL or config.embedding.base_url is not None:
+        return config
+    languages = run_languages(config, load_personas(config.personas, config.persona_ids))
+    embedding = config.embedding.model_copy(update={"model": model_for(languages)})
+    return config.model_copy(update={"embedding": embedding})
+
+
+def check_languages(config: RunConfig, personas: list[Persona]) -> None:
+    """Every language-dependent piece a persona needs covers its language, and so does the
+    embedding model (one-line errors naming the piece)."""
+    for persona in personas:
+        check_persona_language(persona, conversations=bool(config.conversations))
+    try:
+        check_model_languages(config.embedding, run_languages(config, personas))
+    except SimpopError as error:
+        raise ConfigError(str(error)) from None
+
+
 def load_inputs(config: RunConfig) -> RunInputs:
     """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
     ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
     personas = load_personas(config.personas, config.persona_ids)
+    check_languages(config, personas)
     scenarios = load_run_scenarios(config)
     seeds: list[QAP] = []
     repeated = 0
@@ -288,6 +323,13 @@ def load_inputs(config: RunConfig) -> RunInputs:
         by_id[VARIANT_SCENARIO] = variant_scenario()
     cells = plan(personas, seeds if config.variants else [], config.variants, planned)
     cases = load_run_cases(config)
+    for case in cases:  # the patient reads the case: it must be in the persona's language
+        for persona in personas[: config.limit]:
+            if base(persona.language) != case.language:
+                raise ConfigError(
+                    f"conversation case '{case.id}' is written in '{case.language}', persona "
+                    f"'{persona.id}' writes '{persona.language}': give the case in that language"
+                )
     talkers = personas[: config.limit]  # --limit: the first personas play each case
     conversations = conversation_cells(talkers, [c.id for c in cases], config.conversation_repeats)
     chunk_gold = answers_from_chunks(config)
@@ -318,6 +360,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
         own_seeds=asks_own_qaps(config),
         cases={c.id: c for c in cases},
         conversations=conversations,
+        language=base(config.language),
     )
 
 
