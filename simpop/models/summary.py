@@ -104,16 +104,14 @@ class MessageShapes(Record):
     no_question_mark: float | None
     multi_question: float | None = Field(description="ask two or more questions")
     subject: float | None
-    reading_grade: float | None = Field(
-        description="mean reading grade (Flesch-Kincaid; Wiener Sachtextformel for German)"
-    )
+    reading_grade: float | None = Field(description="mean reading grade (German: Wiener Sachtextformel)")
     reading_grade_low: float | None = None
     reading_grade_high: float | None = None
     language_level: float | None = Field(
-        None, description="estimated CEFR level, 1 (A1) to 6 (C2); English only (None otherwise)"
+        None, description="estimated CEFR level, 1 (A1) to 6 (C2); English only"
     )
     rare_words: float | None = Field(
-        None, description="share of words outside the language's 4,000 most frequent (wordfreq)"
+        None, description="share of words outside the language's 4,000 commonest"
     )
     slips_per_100_words: float | None = Field(None, description="learner grammar slips per 100 words")
     in_language: float | None = Field(None, description="share of messages in the expected language")

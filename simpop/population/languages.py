@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from simpop.errors import ConfigError
 from simpop.models import Persona
+from simpop.population.readability import GRADES
+from simpop.population.typos import KEYBOARD_ROWS
 from simpop.prompts import has_prompt
 
 LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian"}
@@ -23,9 +25,9 @@ PROBE_PROMPTS = (
     "situation_examples.yaml",
 )  # fmt: skip
 CONVERSATION_PROMPTS = ("patient_system.j2", "patient_turn.j2")
-KEYBOARDS = ("en", "de")  # typos
-PHONETIC_MODELS = ("en", "de")  # asr
-READING_GRADES = ("en", "de")
+KEYBOARDS = tuple(KEYBOARD_ROWS)  # typos
+PHONETIC_MODELS = ("en", "de")  # asr: noise.lexicon's tables
+READING_GRADES = tuple(GRADES)
 
 
 def base(language: str) -> str:
