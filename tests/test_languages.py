@@ -299,3 +299,39 @@ def test_an_english_conversation_case_is_not_played_in_german(tmp_path) -> None:
     config = write_config(tmp_path, "\n".join(lines) + "\n")
     result = simpop("run", str(config), "--dry-run", cwd=tmp_path)
     assert_one_line_error(result, f"conversation case '{case.stem}' is written in 'en'", "writes 'de'")
+
+
+def _german_config(tmp_path, *extra: str, personas=ROOT / "personas" / "de"):
+    from helpers import write_config
+
+    qaps = ROOT / "data" / "medquad-breast-cancer-de" / "qaps.jsonl"
+    lines = [
+        "name: de",
+        "language: de",
+        f"target: {{kind: qap, qaps: {qaps}}}",
+        f"personas: {personas}",
+        "scenarios: []",
+        "variants: 1",
+        "scoring: {judges: false}",
+        *extra,
+    ]
+    return write_config(tmp_path, "\n".join(lines) + "\n")
+
+
+def test_minilm_named_for_a_german_run_is_an_error(tmp_path) -> None:
+    from helpers import assert_one_line_error, simpop
+
+    config = _german_config(tmp_path, "embedding: {model: all-MiniLM-L6-v2}")
+    result = simpop("run", str(config), "--dry-run", cwd=tmp_path)
+    assert_one_line_error(result, "field 'embedding.model': all-MiniLM-L6-v2 covers en, not 'de'")
+
+
+def test_a_german_run_on_minilms_scale_is_told(tmp_path) -> None:
+    from helpers import simpop
+
+    result = simpop("run", str(_german_config(tmp_path)), "--dry-run", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "min_similarity 0.6 and target.threshold 0.5 are on MiniLM's scale" in result.stderr
+    english = _german_config(tmp_path, personas=ROOT / "personas")
+    result = simpop("run", str(english), "--dry-run", "--personas", "typical-adult", cwd=tmp_path)
+    assert "persona(s) typical-adult do not write the bot's language 'de'" in result.stderr

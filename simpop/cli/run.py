@@ -118,6 +118,7 @@ def run(
         raise UserError(f"--out {out}: is a file, not a folder of runs")
     if retry_failed and not resume_id:
         raise UserError("--retry-failed: only with --resume RUN_ID (the run whose failed cells to do again)")
+    named_embedding = True  # a resumed run's config names the model it ran with
     if resume_id:
         store = RunStore.open(out, resume_id)
         config = store.config()
@@ -128,8 +129,10 @@ def run(
                 "are taken from the run being resumed"
             )
     else:
+        loaded = load_run_config(config_file)
+        named_embedding = "model" in loaded.embedding.model_fields_set
         config = with_options(
-            load_run_config(config_file),
+            loaded,
             dict(os.environ),
             persona_ids=ids(persona_ids),
             variants=variants,
@@ -157,10 +160,13 @@ def run(
     from simpop.metrics import columns
     from simpop.run.completeness import failure_lines, incomplete_reason
     from simpop.run.execute import execute
-    from simpop.run.plan import load_inputs, pinned, with_embedding_for_languages
+    from simpop.run.language_checks import language_notes, with_embedding_for_languages
+    from simpop.run.plan import load_inputs, pinned
 
-    config = with_embedding_for_languages(config)
+    config = with_embedding_for_languages(config, named_embedding)
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    for note in language_notes(config, inputs.personas):
+        err_console.print(f"note: {note}", soft_wrap=True, highlight=False)
     if dry_run or not resume_id:
         from simpop.run.estimate import estimate, estimate_lines
 

@@ -157,7 +157,7 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
             )
         )
     else:
-        stages.append(StageCost("judges", 0, 0.0, "off (--no-judge)"))
+        stages.append(StageCost("judges", 0, 0.0, "off"))
     configs = {config.llm.model: config.llm} if to_write or turns else {}
     if bot_calls:
         configs.setdefault(bot_llm.model, bot_llm)

@@ -8,8 +8,8 @@ from functools import cached_property
 from pathlib import Path
 
 from simpop.config import load_conversation_cases, load_personas, load_qaps, load_scenarios, load_vignettes
-from simpop.embed import Embedder, check_model_languages, model_for
-from simpop.errors import ConfigError, SimpopError
+from simpop.embed import Embedder
+from simpop.errors import ConfigError
 from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import SAFETY_JUDGES, read_classifier
 from simpop.judging.safety_cues import check_language
@@ -17,7 +17,6 @@ from simpop.judging.verifier import read_verifier
 from simpop.knowledge import load_chunks
 from simpop.metrics import Case
 from simpop.models import (
-    DEFAULT_EMBEDDING_MODEL,
     QAP,
     Cell,
     Domain,
@@ -46,9 +45,10 @@ from simpop.population.cells import (
 )
 from simpop.population.conversation_patient import RenderedCase
 from simpop.population.gold import gold_chunk_ids
-from simpop.population.languages import base, check_persona_language
+from simpop.population.languages import base
 from simpop.population.probes import ProbeSource
 from simpop.population.strata import Topics, knowledge_topics
+from simpop.run.language_checks import check_languages
 from simpop.targets.qap import matchable
 
 
@@ -259,32 +259,6 @@ def check_safety_languages(config: RunConfig, personas: list[Persona]) -> None:
                 f"persona '{persona.id}': {error}; set scoring: {{safety_judges: llm}} to judge them "
                 "with the LLM (not validated)"
             ) from None
-
-
-def run_languages(config: RunConfig, personas: list[Persona]) -> set[str]:
-    """The languages of a run: its bot's and its personas'."""
-    return {base(config.language)} | {base(p.language) for p in personas}
-
-
-def with_embedding_for_languages(config: RunConfig) -> RunConfig:
-    """``config`` with the built-in embedding model for its languages: MiniLM (the default)
-    becomes multilingual-e5-small in a run with another language than English."""
-    if config.embedding.model != DEFAULT_EMBEDDING_MODEL or config.embedding.base_url is not None:
-        return config
-    languages = run_languages(config, load_personas(config.personas, config.persona_ids))
-    embedding = config.embedding.model_copy(update={"model": model_for(languages)})
-    return config.model_copy(update={"embedding": embedding})
-
-
-def check_languages(config: RunConfig, personas: list[Persona]) -> None:
-    """Every language-dependent piece a persona needs covers its language, and so does the
-    embedding model (one-line errors naming the piece)."""
-    for persona in personas:
-        check_persona_language(persona, conversations=bool(config.conversations))
-    try:
-        check_model_languages(config.embedding, run_languages(config, personas))
-    except SimpopError as error:
-        raise ConfigError(str(error)) from None
 
 
 def load_inputs(config: RunConfig) -> RunInputs:
