@@ -23,7 +23,6 @@ from simpop.population.conversation_fidelity import (
     tells,
     turn_flaw,
 )
-from simpop.population.languages import base
 from simpop.population.probes import MAX_MESSAGE_CHARS, TOKENS_PER_CHAR, clean_question, persona_system
 from simpop.prompts import load_prompt
 
@@ -101,7 +100,7 @@ def turn_messages(
     by then, those to say only when asked, and what this message must be about (the events of
     this turn and the facts due at it)."""
     turn = len(transcript) + 1
-    task = load_prompt("patient_turn", base(persona.language)).render(
+    task = load_prompt("patient_turn", persona.language).render(
         situation=case.situation,
         goal=case.goal,
         say=case.facts_where(lambda r: r == "at_start" or (isinstance(r, int) and r <= turn)),

@@ -129,7 +129,6 @@ class LanguageProfile:
 def language_profile(
     texts: list[str], language: str = "en", ignore: frozenset[str] = frozenset()
 ) -> LanguageProfile:
-    language = language.split("-")[0].lower()
     english = language == "en"
     scores = [s for s in (level_score(t, ignore) for t in texts) if s is not None] if english else []
     every = [w for t in texts for w in _words(t)]

@@ -30,14 +30,9 @@ PHONETIC_MODELS = ("en", "de")  # asr: noise.lexicon's tables
 READING_GRADES = tuple(GRADES)
 
 
-def base(language: str) -> str:
-    """``de`` of ``de-CH``."""
-    return language.split("-")[0].lower()
-
-
 def missing_piece(persona: Persona, conversations: bool = False) -> str | None:
     """The first piece that ``persona``'s language lacks, named for the user, else None."""
-    language = base(persona.language)
+    language = persona.language
     for name in CONVERSATION_PROMPTS if conversations else PROBE_PROMPTS:
         if not has_prompt(name, language):
             return f"prompt file '{name}' (simpop/prompts/{language}/{name})"

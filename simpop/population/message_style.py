@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import random
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from simpop.models import MessageStyle, Persona
-from simpop.population.languages import base
 from simpop.population.people_words import spoken_topic
 from simpop.prompts import load_prompt_data
 
@@ -55,7 +55,7 @@ def style_of(persona: Persona) -> MessageStyle:
 
 def frames(language: str = "en") -> dict:
     """The sentence frames of ``language`` (``prompts/<language>/stories.yaml``)."""
-    return load_prompt_data("stories", base(language))[0]
+    return load_prompt_data("stories", language)[0]
 
 
 class Relative(NamedTuple):
@@ -160,7 +160,7 @@ def _fill(frame: str, rng: random.Random, topic: str | None, persona: Persona, q
     relative = rng.choice(possible)
     low, high = _RELATIVE_AGE.get(relative.kind, (-10, 10))
     relative_age = min(100, max(1, age + rng.randint(low, high)))
-    english = base(persona.language) == "en"
+    english = persona.language == "en"
     return frame.format(
         topic=(spoken_topic(topic) if english else topic) if topic else "",
         relative=relative.nom,
@@ -180,8 +180,7 @@ def _channel(options: list[str], persona: Persona) -> list[str]:
     """Frames that fit how the persona reaches the bot: no writing on a voice line."""
     if "voice" not in persona.tags:
         return options
-    written = frames(persona.language).get("not_spoken", ["write", "writing", "email"])
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, written)) + r")\b", re.IGNORECASE)
+    pattern = _words_pattern(persona.language, "not_spoken", ("write", "writing", "email"), r"\b")
     return [o for o in options if not pattern.search(o)] or options
 
 
@@ -205,7 +204,15 @@ def _story(
     return rng.choice(named or [f for f in frames_ if topic or "{topic}" not in f])
 
 
-_WH_WORDS = ["what", "how", "why", "when", "where", "who", "which", "whose"]
+_WH_WORDS = ("what", "how", "why", "when", "where", "who", "which", "whose")
+
+
+@lru_cache(maxsize=None)
+def _words_pattern(language: str, key: str, english: tuple[str, ...], start: str) -> re.Pattern[str]:
+    """Any of the words ``stories.yaml`` lists under ``key`` (English's when it lists none),
+    whole, any case, after ``start``."""
+    words = frames(language).get(key, english)
+    return re.compile(start + r"(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
 
 
 def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona) -> str:
@@ -213,10 +220,8 @@ def _without_mark(question: str, rng: random.Random, kind: str, persona: Persona
     like to know what causes it"; "Please tell me can you ..." is no way to ask), the others
     ended with a full stop, or with nothing in the plain register."""
     bare = question.rstrip().rstrip("?").rstrip()
-    data = frames(persona.language)
-    wh = data.get("wh_words", _WH_WORDS)
-    if re.match(r"^(?:" + "|".join(map(re.escape, wh)) + r")\b", bare, re.IGNORECASE) and rng.random() < 0.5:
-        return _fill(rng.choice(data["statement"][kind]), rng, None, persona, bare)
+    if _words_pattern(persona.language, "wh_words", _WH_WORDS, "^").match(bare) and rng.random() < 0.5:
+        return _fill(rng.choice(frames(persona.language)["statement"][kind]), rng, None, persona, bare)
     return bare if kind == "plain" else bare.rstrip(".") + "."
 
 

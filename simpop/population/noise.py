@@ -23,7 +23,6 @@ from rapidfuzz.distance import Levenshtein
 
 from simpop.lookup_cache import cached_table
 from simpop.models import NoiseConfig, Record
-from simpop.population.languages import base
 from simpop.population.phonetics_de import koelner_phonetik
 from simpop.population.typos import DEFAULT_TYPO_RATE, typo_noise
 
@@ -219,13 +218,13 @@ _TABLES = {"en": ("asr-lexicon", "1", _english_tables), "de": ("asr-lexicon-de",
 def lexicon_tables(language: str = "en") -> tuple[dict, dict, dict, dict]:
     """Word ranks, pronunciations, words by pronunciation and by pronunciation less one phone;
     built once, then read from the cache folder."""
-    name, version, build = _TABLES[base(language)]
+    name, version, build = _TABLES[language]
     return cached_table(name, f"{VOCABULARY_SIZE}-{version}", build)
 
 
 @lru_cache(maxsize=None)
 def lexicon(language: str = "en") -> Lexicon:
-    return Lexicon(*lexicon_tables(language), by_spelling=base(language) != "en")
+    return Lexicon(*lexicon_tables(language), by_spelling=language != "en")
 
 
 # --- the models -----------------------------------------------------------------------------
@@ -326,7 +325,6 @@ def asr_noise(
         share = min(1.0, rng.uniform(0, 2 * p["truncated_share"]))
         keep = max(1, len(tokens) - max(1, round(share * len(tokens))))
         tokens = tokens[:keep]
-    language = base(language)
     lex, fillers, inserted = lexicon(language), FILLERS_BY_LANGUAGE[language], INSERTED_WORDS[language]
     out: list[Token] = []
     i = 0
@@ -359,7 +357,7 @@ def apply_noise(text: str, noise: NoiseConfig, seed: int, language: str = "en") 
     if noise.model == "asr":
         return asr_noise(text, noise.rate, seed, language=language)
     if noise.model == "typos":
-        return typo_noise(text, noise.rate, seed, base(language))
+        return typo_noise(text, noise.rate, seed, language)
     return None
 
 

@@ -18,7 +18,7 @@ from simpop.errors import ConfigError
 from simpop.llm import LLMClient
 from simpop.models import Domain, Persona, Scenario, Urgency
 from simpop.population.fidelity import split_sentences
-from simpop.population.languages import LANGUAGE_NAMES, base
+from simpop.population.languages import LANGUAGE_NAMES
 from simpop.population.message_style import register
 from simpop.population.people_words import in_peoples_words
 from simpop.prompts import load_prompt, load_prompt_data
@@ -120,7 +120,7 @@ def clean_question(text: str) -> str:
 def angles(kind: str = "message", persona: Persona | None = None) -> list[str]:
     """Angles of wording: ``wording`` for a seed's question alone, in the ``persona``'s register
     (standard without one), ``message`` for a message."""
-    data = load_prompt_data("angles", base(persona.language) if persona else "en")[0][kind]
+    data = load_prompt_data("angles", persona.language if persona else "en")[0][kind]
     return data[register(persona) if persona else "standard"] if kind == "wording" else data
 
 
@@ -133,21 +133,21 @@ def everyday_words(persona: Persona, text: str, domain: Domain | None = None) ->
     """For low health literacy: everyday words for the medical terms in ``text``."""
     if persona.health_literacy != "low":
         return []
-    lexicon = everyday_lexicon(domain, base(persona.language)).items()
+    lexicon = everyday_lexicon(domain, persona.language).items()
     found = [(t, w) for t, w in lexicon if re.search(rf"\b{re.escape(t)}\b", text, re.IGNORECASE)]
     return found[:MAX_EVERYDAY_WORDS]
 
 
 def scenario_prompt(scenario: Scenario, language: str = "en") -> str:
     """The scenario's prompt in ``language``; a one-line error where it has none."""
-    if base(language) == "en":
+    if language == "en":
         return scenario.prompt
-    if base(language) not in scenario.prompt_in:
+    if language not in scenario.prompt_in:
         raise ConfigError(
             f"scenario '{scenario.id}': field 'prompt_in': no prompt in language '{language}' "
             f"(have: en{''.join(', ' + k for k in scenario.prompt_in)})"
         )
-    return scenario.prompt_in[base(language)]
+    return scenario.prompt_in[language]
 
 
 def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource, language: str = "en") -> str:
@@ -174,7 +174,6 @@ def scenario_version(scenario: Scenario, language: str = "en") -> str:
 
 def prompt_id(scenario: Scenario, language: str = "en") -> str:
     """The versions of the prompts (in ``language``) that write a probe, recorded on it."""
-    language = base(language)
     templates = [load_prompt(name, language).id for name in ("patient_system", "probe_task")]
     names = ("angles", "everyday_words", "stories", "situation_examples")
     data = [f"{name}@{load_prompt_data(name, language)[1]}" for name in names]
@@ -190,7 +189,7 @@ def writes_question_only(scenario: Scenario, source: ProbeSource) -> bool:
 
 def persona_system(persona: Persona) -> str:
     """The system prompt of the LLM acting as ``persona``."""
-    return load_prompt("patient_system", base(persona.language)).render(
+    return load_prompt("patient_system", persona.language).render(
         vignette=persona.vignette.strip(),
         language_name=LANGUAGE_NAMES.get(persona.language, persona.language),
         language_level=persona.language_level,
@@ -211,7 +210,7 @@ def probe_messages(
     the task (and ``situations`` stories of the patient's, for questions written alone, with
     the ``shown`` examples of ``situation_examples``)."""
     system = persona_system(persona)
-    language = base(persona.language)
+    language = persona.language
     text = situation(scenario, domain, source, language)
     one_question = writes_question_only(scenario, source)
     task = load_prompt("probe_task", language).render(
@@ -229,7 +228,7 @@ def probe_messages(
 
 def situation_examples(persona: Persona, seed: int, k: int = SITUATION_EXAMPLES) -> list[str]:
     """``k`` examples of a situation in the persona's register and language, drawn by ``seed``."""
-    pool = load_prompt_data("situation_examples", base(persona.language))[0][register(persona)]
+    pool = load_prompt_data("situation_examples", persona.language)[0][register(persona)]
     return random.Random(seed).sample(pool, min(k, len(pool)))
 
 

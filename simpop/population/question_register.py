@@ -21,7 +21,6 @@ import statistics
 
 from simpop.models import Persona
 from simpop.population.language_level import level_score
-from simpop.population.languages import base
 from simpop.population.message_style import LEARNER_LEVELS
 from simpop.population.readability import GRADES, reading_grade
 
@@ -32,7 +31,7 @@ def register_order(
     """A sort key per candidate: lower is nearer the persona's register (0 everywhere where
     no register applies, so the order written stays). ``grades``: the candidates' reading
     grades where the fidelity checks computed them already."""
-    language = base(persona.language)
+    language = persona.language
     if language not in GRADES:
         return [0.0] * len(texts)
     learner = persona.language_level in LEARNER_LEVELS

@@ -100,7 +100,7 @@ GRADES: dict[str, Callable[[str], float | None]] = {"en": flesch_kincaid, "de": 
 
 def reading_grade(text: str, language: str = "en") -> float | None:
     """The reading grade of ``text`` by ``language``'s formula; ``None`` for text without words."""
-    formula = GRADES.get(language.split("-")[0].lower())
+    formula = GRADES.get(language)
     if formula is None:
         raise ConfigError(f"no reading-grade formula for language '{language}' (have: {', '.join(GRADES)})")
     return formula(text)

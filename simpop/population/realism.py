@@ -32,7 +32,7 @@ def message_shapes(texts: list[str], language: str = "en") -> MessageShapes:
     """The figures of ``MessageShapes`` for ``texts`` (meant to be in ``language``), with a
     bootstrap interval of the mean reading grade."""
     shapes = [message_shape(t) for t in texts]
-    english = language.split("-")[0].lower() == "en"
+    english = language == "en"
     grades = [g for g in (reading_grade(t, language) for t in texts) if g is not None]
     interval = bootstrap_interval(grades) or (None, None)
     profile = language_profile(texts, language)

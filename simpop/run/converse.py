@@ -28,7 +28,6 @@ from simpop.models import (
 from simpop.models.conversation_case import ConversationCase
 from simpop.population.cells import sampling_seed
 from simpop.population.conversation_patient import play
-from simpop.population.languages import base
 from simpop.population.noise import apply_noise, noise_label
 from simpop.prompts import load_prompt
 from simpop.run.plan import RunInputs
@@ -158,7 +157,7 @@ class Conversations:
             due_turn=case.due_turn,
             severity=case.severity,
             sampling_seed=seed,
-            prompt=load_prompt("patient_turn", base(persona.language)).id,
+            prompt=load_prompt("patient_turn", persona.language).id,
             llm_model=self.llm.config.model,
             error=error or next((t.error for t in turns if t.error), None),
         )

@@ -16,7 +16,6 @@ from simpop.llm import LLMClient, LLMError
 from simpop.models import Cell, Fidelity, Persona, Probe
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, same_words, usable
-from simpop.population.languages import base
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
 from simpop.population.message_style import compose
 from simpop.population.noise import apply_noise, lexicon, noise_label
@@ -197,9 +196,9 @@ async def generate_probes(
     done = len(inputs.cells) - sum(1 for cells in todo.values() for c in cells if c.cell_id not in probes)
     advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
     personas = {p.id: p for p in inputs.personas}
-    asr = {base(p.language) for p in inputs.personas if p.noise.model == "asr"}
+    asr = {p.language for p in inputs.personas if p.noise.model == "asr"}
     if any(s.noise and s.noise.model == "asr" for s in inputs.scenarios.values()):
-        asr |= {base(p.language) for p in inputs.personas}
+        asr |= {p.language for p in inputs.personas}
     # the word tables load (or are built, the first time on a machine) while the first calls wait
     tables = asyncio.ensure_future(asyncio.to_thread(load_tables, asr))
     # the aspect wordings are embedded (loading the model) while the first calls wait too
@@ -208,13 +207,11 @@ async def generate_probes(
         if any(s.keeps_meaning for s in inputs.scenarios.values())
         else None
     )
-    lexicons = {
-        lang: everyday_lexicon(inputs.domain, lang) for lang in {base(p.language) for p in inputs.personas}
-    }
+    lexicons = {lang: everyday_lexicon(inputs.domain, lang) for lang in {p.language for p in inputs.personas}}
 
     async def one_group(cells: list[Cell]) -> None:
         persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
-        everyday = lexicons[base(persona.language)]
+        everyday = lexicons[persona.language]
         source = inputs.source(cells[0])
         request = group_request(inputs, cells, run_seed)
         one_question = request.one_question
@@ -224,7 +221,7 @@ async def generate_probes(
         keeps_meaning = aspects is not None and scenario.keeps_meaning and len(source.questions) == 1
         # the meaning check's patterns and aspect wordings are English: another language keeps
         # the embedding bound (``min_similarity``) alone
-        keeps_meaning = keeps_meaning and base(persona.language) == "en"
+        keeps_meaning = keeps_meaning and persona.language == "en"
         if keeps_meaning:
             bound = None  # the meaning check judges it (a bare "it" is far from the seed by cosine)
         prompt_text = "\n".join(m["content"] for m in request.messages if m["role"] != "system")

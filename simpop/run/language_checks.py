@@ -7,12 +7,13 @@ from simpop.config import load_personas
 from simpop.embed import check_model_languages, model_for
 from simpop.errors import ConfigError, SimpopError
 from simpop.models import MULTILINGUAL_EMBEDDING_MODEL, Persona, RunConfig
-from simpop.population.languages import base, check_persona_language
+from simpop.models.conversation_case import ConversationCase
+from simpop.population.languages import check_persona_language
 
 
 def run_languages(config: RunConfig, personas: list[Persona]) -> set[str]:
     """The languages of a run: its bot's and its personas'."""
-    return {base(config.language)} | {base(p.language) for p in personas}
+    return {config.language} | {p.language for p in personas}
 
 
 def with_embedding_for_languages(config: RunConfig, named: bool = False) -> RunConfig:
@@ -32,7 +33,7 @@ def language_notes(config: RunConfig, personas: list[Persona]) -> list[str]:
     """What a user of another language should know before the run: personas who do not write
     the bot's language, and similarity bounds on MiniLM's scale with multilingual-e5-small."""
     notes = []
-    others = [p.id for p in personas if base(p.language) != base(config.language)]
+    others = [p.id for p in personas if p.language != config.language]
     if others:
         notes.append(
             f"persona(s) {', '.join(others)} do not write the bot's language '{config.language}' "
@@ -61,3 +62,14 @@ def check_languages(config: RunConfig, personas: list[Persona]) -> None:
         check_model_languages(config.embedding, run_languages(config, personas))
     except SimpopError as error:
         raise ConfigError(str(error)) from None
+
+
+def check_case_languages(cases: list[ConversationCase], personas: list[Persona]) -> None:
+    """The patient reads a conversation case: it must be written in each player's language."""
+    for case in cases:
+        for persona in personas:
+            if persona.language != case.language:
+                raise ConfigError(
+                    f"conversation case '{case.id}' is written in '{case.language}', persona "
+                    f"'{persona.id}' writes '{persona.language}': give the case in that language"
+                )

@@ -45,10 +45,9 @@ from simpop.population.cells import (
 )
 from simpop.population.conversation_patient import RenderedCase
 from simpop.population.gold import gold_chunk_ids
-from simpop.population.languages import base
 from simpop.population.probes import ProbeSource
 from simpop.population.strata import Topics, knowledge_topics
-from simpop.run.language_checks import check_languages
+from simpop.run.language_checks import check_case_languages, check_languages
 from simpop.targets.qap import matchable
 
 
@@ -297,14 +296,8 @@ def load_inputs(config: RunConfig) -> RunInputs:
         by_id[VARIANT_SCENARIO] = variant_scenario()
     cells = plan(personas, seeds if config.variants else [], config.variants, planned)
     cases = load_run_cases(config)
-    for case in cases:  # the patient reads the case: it must be in the persona's language
-        for persona in personas[: config.limit]:
-            if base(persona.language) != case.language:
-                raise ConfigError(
-                    f"conversation case '{case.id}' is written in '{case.language}', persona "
-                    f"'{persona.id}' writes '{persona.language}': give the case in that language"
-                )
     talkers = personas[: config.limit]  # --limit: the first personas play each case
+    check_case_languages(cases, talkers)
     conversations = conversation_cells(talkers, [c.id for c in cases], config.conversation_repeats)
     chunk_gold = answers_from_chunks(config)
     if config.scoring.nli_model is not None and not config.scoring.nli_model.is_dir():
@@ -334,7 +327,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
         own_seeds=asks_own_qaps(config),
         cases={c.id: c for c in cases},
         conversations=conversations,
-        language=base(config.language),
+        language=config.language,
     )
 
 
