@@ -6,17 +6,19 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import ConfigError
 from simpop.models import QAP, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
 from simpop.models.conversation_case import ConversationCase
-from simpop.textfiles import read_text
+from simpop.models.registry import import_plugins as load_plugins
+from simpop.textfiles import read_text, real_path
+from simpop.yamlfiles import load_yaml
 
 M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", Persona, Scenario)
@@ -55,38 +57,50 @@ def validate(model: type[M], data: Any, source: str) -> M:
 
 
 def read_yaml(path: Path) -> dict[str, Any]:
-    """A YAML mapping from ``path``, or a ConfigError naming the file (and the line)."""
-    if not path.is_file():
-        raise ConfigError(f"{path}: file not found")
-    try:
-        data = yaml.safe_load(read_text(path))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"{path}:{where} malformed YAML: {problem}") from None
+    """A YAML mapping from ``path``, or a ConfigError naming the file (and the line); within
+    ``load_yaml``'s limits of size, nesting and alias expansion."""
+    data = load_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
     return data
 
 
-def resolve_paths(record: M, base: Path) -> M:
-    """``record`` with every relative path in it (nested records too) made absolute from ``base``."""
+def resolve_paths(record: M, base: Path, source: str | None = None) -> M:
+    """``record`` with every relative path in it (nested records too) made absolute from ``base``;
+    a path that is a symlink loop is a ConfigError naming ``source`` and the field."""
+    try:
+        return _resolve_paths(record, base, "")
+    except ConfigError as error:
+        raise ConfigError(f"{source}: {error}" if source else str(error)) from None
+
+
+def _resolve_paths(record: M, base: Path, prefix: str) -> M:
     update: dict[str, Any] = {}
     for name in type(record).model_fields:
-        value = getattr(record, name)
+        value, field = getattr(record, name), f"{prefix}{name}"
         if isinstance(value, Path):
-            update[name] = (base / value).resolve()
+            update[name] = _real_path(base / value, field)
         elif isinstance(value, BaseModel):
-            update[name] = resolve_paths(value, base)
+            update[name] = _resolve_paths(value, base, f"{field}.")
         elif isinstance(value, dict) and any(isinstance(v, Path) for v in value.values()):
-            update[name] = {k: (base / v).resolve() if isinstance(v, Path) else v for k, v in value.items()}
+            update[name] = {
+                k: _real_path(base / v, f"{field}.{k}") if isinstance(v, Path) else v
+                for k, v in value.items()
+            }
     return record.model_copy(update=update)
 
 
-def load_run_config(path: Path) -> RunConfig:
+def _real_path(path: Path, field: str) -> Path:
+    try:
+        return real_path(path)
+    except ConfigError as error:
+        raise ConfigError(f"field '{field}': {error}") from None
+
+
+def load_run_config(path: Path, import_plugins: bool = True) -> RunConfig:
     """The run config in ``path``; relative paths in it are resolved against its folder
-    (``personas`` too when given; its default ``personas`` folder is the working directory's)."""
+    (``personas`` too when given; its default ``personas`` folder is the working directory's).
+    Its plugins are imported first (their kinds may be in it) unless ``import_plugins`` is off."""
     data = read_yaml(path)
     if isinstance(data.get("domain"), str):  # the domain in a file of its own
         domain_file = path.resolve().parent / data["domain"]
@@ -94,11 +108,24 @@ def load_run_config(path: Path) -> RunConfig:
     plugins = data.get("plugins")
     if isinstance(plugins, list):  # a plugin file is relative to the config, like every path in it
         data["plugins"] = [
-            str((path.resolve().parent / p).resolve()) if isinstance(p, str) and p.endswith(".py") else p
+            str(real_path(path.resolve().parent / p)) if isinstance(p, str) and p.endswith(".py") else p
             for p in plugins
         ]
-    config = validate(RunConfig, data, str(path))
-    resolved = resolve_paths(config, path.resolve().parent)
+    imported: dict[str, str] = {}
+    if import_plugins and isinstance(data.get("plugins"), list):
+        try:
+            imported = load_plugins([str(p) for p in data["plugins"]])
+        except ValueError as error:
+            raise ConfigError(f"{path}: field 'plugins': {error}") from None
+    try:
+        config = validate(RunConfig, data, str(path)).model_copy(update={"plugin_files": imported})
+    except ConfigError as error:
+        if data.get("plugins") and not import_plugins:
+            raise ConfigError(
+                f"{error} (its plugins were not imported: --allow-plugins imports them)"
+            ) from None
+        raise
+    resolved = resolve_paths(config, path.resolve().parent, str(path))
     for folder in ("personas", "scenario_dir", "conversation_dir"):  # the defaults: the working directory's
         if folder not in data:
             resolved = resolved.model_copy(update={folder: getattr(config, folder)})
@@ -108,7 +135,7 @@ def load_run_config(path: Path) -> RunConfig:
 def load_scenario(file: Path) -> Scenario:
     """One scenario file; its ``vignettes`` path is relative to it."""
     scenario = validate(Scenario, read_yaml(file), str(file))
-    return resolve_paths(scenario, file.resolve().parent)
+    return resolve_paths(scenario, file.resolve().parent, str(file))
 
 
 def load_scenarios(folder: Path, ids: list[str] | None = None) -> list[Scenario]:
@@ -116,11 +143,21 @@ def load_scenarios(folder: Path, ids: list[str] | None = None) -> list[Scenario]
     return _load_folder(folder, "scenario", load_scenario, ids)
 
 
-def load_conversation_cases(folder: Path, ids: list[str] | None = None) -> list[ConversationCase]:
-    """Every ``*.yaml`` conversation case in ``folder`` (sorted by id), or just the ``ids`` asked for."""
-    return _load_folder(
-        folder, "conversation case", lambda file: validate(ConversationCase, read_yaml(file), str(file)), ids
-    )
+def load_conversation_cases(
+    folder: Path, ids: list[str] | None = None, scenarios: Collection[str] | None = None
+) -> list[ConversationCase]:
+    """Every ``*.yaml`` conversation case in ``folder`` (sorted by id), or just the ``ids`` asked
+    for; given the known ``scenarios``, a case of any other is an error naming its file."""
+    return _load_folder(folder, "conversation case", lambda file: _load_case(file, scenarios), ids)
+
+
+def _load_case(file: Path, scenarios: Collection[str] | None) -> ConversationCase:
+    case = validate(ConversationCase, read_yaml(file), str(file))
+    if scenarios is not None and case.scenario not in scenarios:
+        close = get_close_matches(case.scenario, sorted(scenarios), n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(sorted(scenarios))}"
+        raise ConfigError(f"{file}: field 'scenario': unknown scenario '{case.scenario}' ({hint})")
+    return case
 
 
 def load_vignettes(path: Path) -> list[Vignette]:
@@ -182,6 +219,8 @@ def read_jsonl(path: Path) -> list[tuple[str, dict[str, Any]]]:
             row = json.loads(line)
         except json.JSONDecodeError as error:
             raise ConfigError(f"{where}: malformed JSON: {error.msg}") from None
+        except RecursionError:
+            raise ConfigError(f"{where}: JSON nested too deeply to read") from None
         if not isinstance(row, dict):
             raise ConfigError(f"{where}: expected a JSON object")
         rows.append((where, row))

@@ -15,6 +15,7 @@ import numpy as np
 from simpop.errors import SimpopError
 from simpop.models import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL, EmbeddingConfig
 from simpop.paths import cache_dir
+from simpop.redact import secret_env
 
 # The hub must never be contacted: models load from local paths only.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -218,7 +219,7 @@ class Embedder:
 
         where = self.config.base_url
         if self._client is None:
-            key = os.environ.get(self.config.api_key_env) or "not-needed"
+            key = secret_env(self.config.api_key_env) or "not-needed"
             self._client = openai.OpenAI(
                 base_url=where, api_key=key, timeout=self.config.timeout, max_retries=self.config.max_retries
             )

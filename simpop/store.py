@@ -30,6 +30,8 @@ from simpop.models import (
     ScenarioBrief,
     Score,
 )
+from simpop.models.registry import PLUGINS_ENV, plugins_allowed
+from simpop.redact import redact
 
 R = TypeVar("R", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
@@ -66,7 +68,7 @@ def with_reasons(score: Score, explained: Score | None) -> Score:
 def write_text_atomic(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` so a reader never sees half a file."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(redact(text), encoding="utf-8")
     os.replace(tmp, path)
     return path
 
@@ -194,7 +196,7 @@ class JsonlLog(Generic[R]):
         if self._handle is None:
             self._handle = self.path.open("ab")
         offset = self._handle.tell()
-        self._handle.write(record.model_dump_json().encode("utf-8") + b"\n")
+        self._handle.write(redact(record.model_dump_json()).encode("utf-8") + b"\n")
         self._handle.flush()
         if self.keep:
             self.records[key] = record
@@ -241,8 +243,20 @@ class RunStore:
         return cls(directory)
 
     def config(self, model: type[M] = RunConfig) -> M:  # type: ignore[assignment]
-        """The config the run was created with, as ``model``."""
-        return model.model_validate_json((self.directory / CONFIG_FILE).read_text("utf-8"))
+        """The config the run was created with, as ``model``. Its plugins are imported only where
+        the user allows it: reading someone else's run never runs their code unasked."""
+        text = (self.directory / CONFIG_FILE).read_text("utf-8")
+        try:
+            return model.model_validate_json(text)
+        except ValidationError:
+            plugins = json.loads(text).get("plugins") if text.lstrip().startswith("{") else None
+            if plugins and not plugins_allowed():
+                raise SimpopError(
+                    f"{self.directory / CONFIG_FILE}: the run needs its plugins ({', '.join(plugins)}), "
+                    f"and reading a run imports them only with --allow-plugins (or {PLUGINS_ENV}=1): "
+                    "do so only for a run you trust, as they are code"
+                ) from None
+            raise
 
     def log(
         self, name: str, model: type[R], key: Callable[[R], str] | None = None, *, keep: bool = True

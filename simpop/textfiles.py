@@ -1,21 +1,43 @@
 """Reading a user's text file: UTF-8 (a byte-order mark allowed), or one line that names the
-file and where its first undecodable byte is."""
+file and where its first undecodable byte is; a path that is a symlink loop, one line naming it."""
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from simpop.errors import ConfigError
 
 
+def symlink_loop(path: Path) -> ConfigError:
+    """The error of a ``path`` whose links lead back to themselves, naming it in full."""
+    return ConfigError(f"{path.absolute()}: a symlink loop (its links lead back to themselves)")
+
+
+def real_path(path: Path) -> Path:
+    """``path`` made absolute with its links followed; a ConfigError naming it for a symlink loop."""
+    try:
+        return path.resolve()
+    except RuntimeError:  # Python 3.11 and 3.12 say a loop so
+        raise symlink_loop(path) from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise symlink_loop(path) from None
+        raise
+
+
 def read_text(path: Path) -> str:
-    """The text of ``path``; a ConfigError for a missing file or one that is not UTF-8."""
+    """The text of ``path``; a ConfigError for a missing file, a symlink loop or one that is not UTF-8."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a file") from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise symlink_loop(path) from None
+        raise
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

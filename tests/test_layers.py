@@ -16,6 +16,8 @@ LAYERS = [
         "cores",
         "lookup_cache",
         "textfiles",
+        "yamlfiles",
+        "redact",
         "spreadsheet",
         "sentences",
         "models",

@@ -241,9 +241,41 @@ def test_an_endpoint_without_log_probabilities_gives_none_for_the_fallback():
             return first, second
 
         assert closing(llm, twice()) == (None, None)
-    assert len(server.requests) == 1  # once it is known, the endpoint is not asked again
+    # decided only after its first 3 replies all lacked them; then it is not asked again
+    assert len(server.requests) == 3 and llm.logprobs is False
     with FakeOpenAIServer(default=Reply("Perhaps", top_logprobs={"Perhaps": -0.1, "Maybe": -2.0})) as server:
         assert probability(client(server)) is None  # neither yes nor no among the alternatives
+
+
+YES = Reply("Yes", top_logprobs={"Yes": math.log(0.8), "No": math.log(0.2)})
+
+
+def test_one_reply_without_log_probabilities_neither_switches_the_mode_nor_is_cached(tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    with FakeOpenAIServer([Reply("Yes")], default=YES) as server:  # only the first reply lacks them
+        llm = client(server, cache)
+        assert probability(llm) == pytest.approx(0.8)
+    assert llm.logprobs is True and len(server.requests) == 2  # asked again, not switched
+    port, cache = closed_port(), ResponseCache(tmp_path / "other.sqlite")
+    with FakeOpenAIServer(default=Reply("Yes"), port=port) as without:
+        assert probability(client(without, cache)) is None
+    with FakeOpenAIServer(default=YES, port=port) as healthy:  # the replies without them were not cached
+        again = client(healthy, cache)
+        assert probability(again) == pytest.approx(0.8) and again.usage.cache_hits == 0
+
+
+def test_an_endpoint_that_sent_log_probabilities_and_stops_fails_that_question_alone():
+    with FakeOpenAIServer([YES], default=Reply("Yes")) as server:
+        llm = client(server)
+
+        async def twice():
+            first = await llm.probability(MESSAGES)
+            with pytest.raises(LLMRequestFailed, match="no log-probabilities .* 3 times"):
+                await llm.probability([{"role": "user", "content": "another question"}])
+            return first
+
+        assert closing(llm, twice()) == pytest.approx(0.8)
+    assert llm.logprobs is True and len(server.requests) == 4
 
 
 def test_yes_probability_counts_true_and_false_in_any_case():

@@ -3,7 +3,9 @@ end through the real command and show up in summary.json, the console and the re
 
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 from helpers import ROOT, assert_one_line_error, simpop, write_config
 
@@ -103,7 +105,16 @@ def test_a_target_and_a_metric_from_one_module_each_run_end_to_end(project):
     # the embedding metrics run on the new target's contexts too
     assert any(g["metric"] == "embedding.groundedness" and g["n"] for g in summary["metrics"])
 
-    report = simpop("report", str(run), cwd=project, env=env)
+    # the run's plugin files are recorded with their hashes, and shown as they are imported
+    files = json.loads((run / "config.json").read_text())["plugin_files"]
+    assert sorted(Path(f).name for f in files) == ["echo_target.py", "shouting.py"]
+    for file, digest in files.items():
+        assert digest == hashlib.sha256(Path(file).read_bytes()).hexdigest()
+        assert f"{file} (sha256 {digest})" in " ".join(result.stderr.split())
+    # reading the run imports its plugins only when asked to; its target kind needs them
+    refused = simpop("report", str(run), cwd=project, env=env)
+    assert_one_line_error(refused, "config.json", "needs its plugins", "--allow-plugins")
+    report = simpop("report", str(run), "--allow-plugins", cwd=project, env=env)
     assert report.returncode == 0, report.stderr
     html = (run / "report.html").read_text()
     assert "capital letters (share)" in html

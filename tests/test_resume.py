@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 from helpers import HANG, simpop, write_config
 
+from simpop.cli.interrupt import run_interruptibly
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import judge_request, reworded, with_judges
 
@@ -89,7 +90,11 @@ def comparable(path):
     return json.dumps(summary, sort_keys=True)
 
 
-def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project):
+# Ctrl-C, and SIGTERM (a CI cancel, ``docker stop``, ``kill``): 128 + the signal
+@pytest.mark.parametrize(
+    "signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_a_stop_signal_leaves_whole_records_a_resume_command_and_its_status(project, signum, status):
     with FakeOpenAIServer(default=with_judges(variants_reply), latency=0.4) as server:
         config = (
             "name: stop\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\n"
@@ -111,13 +116,15 @@ def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project
             if runs and counts(runs[0])[0] >= 12:
                 probes = runs[0]
             time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         _, stderr = process.communicate(timeout=HANG)
         assert probes is not None, stderr
-        assert process.returncode == 130, stderr
+        assert process.returncode == status, stderr
         assert "Traceback" not in stderr
         run_dir = probes.parent
-        assert f"--resume {run_dir.name}" in stderr
+        last = stderr.strip().splitlines()[-1]
+        assert last.startswith(f"interrupted: the records written so far are kept in runs/{run_dir.name};")
+        assert last.endswith(f"finish with: simpop run {path} --resume {run_dir.name} --out runs")
         assert not (run_dir / "summary.json").exists()
         for name in ("probes.jsonl", "responses.jsonl", "scores.jsonl"):
             assert counts(run_dir / name)[1] <= 1, name  # every line a whole record, once
@@ -136,6 +143,17 @@ def test_ctrl_c_stops_with_whole_records_a_resume_command_and_status_130(project
     assert summary["invocations"] == 2
     assert summary["duration_s"] == pytest.approx(both[0]["seconds"] + both[1]["seconds"], abs=0.002)
     assert summary["duration_s"] > both[1]["seconds"]
+
+
+def test_the_signal_handlers_before_a_run_are_back_after_it():
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+    async def work() -> int:
+        assert signal.getsignal(signal.SIGTERM) != before[signal.SIGTERM]  # the run's own
+        return 7
+
+    assert run_interruptibly(work(), lambda: None) == 7
+    assert {signum: signal.getsignal(signum) for signum in before} == before
 
 
 # Ctrl-C pressed while ``module`` is being imported: by the command line's own start (rich, which

@@ -13,6 +13,7 @@ import pytest
 
 from simpop.aggregate import bootstrap_interval, metric_means
 from simpop.llm import LLMClient, RemoteEndpoint
+from simpop.llm.client import LOGPROB_PROBES
 from simpop.metrics import Case, Scorers, embedding, registered
 from simpop.metrics.embedding import Texts, embedding_values, wasserstein
 from simpop.metrics.faithfulness import conversational_faithfulness, sentence_kind
@@ -416,7 +417,8 @@ def test_an_endpoint_without_log_probabilities_is_judged_by_a_structured_reply()
     assert escalation.values == {"escalated": 0.0, "false_reassurance": 0.0}
     assert scores["faithfulness"].value == 0.0 and scores["faithfulness"].judged_by == "structured"
     asked_for_logprobs = [r for r in server.requests if r.get("logprobs")]
-    assert len(asked_for_logprobs) == 1  # once the endpoint is known to send none, never again
+    # its first 3 replies without them decide it; from then on it is never asked for them again
+    assert len(asked_for_logprobs) == LOGPROB_PROBES
 
 
 def test_the_judges_of_one_answer_ask_one_question_at_a_time_and_answers_go_in_parallel():

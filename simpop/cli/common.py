@@ -17,11 +17,14 @@ from simpop.cli.progress import progress_display
 from simpop.config import apply_llm_env, load_run_config
 from simpop.errors import SimpopError
 from simpop.models import EmbeddingConfig, LLMConfig
+from simpop.models.registry import PLUGINS_ENV, allow_plugins, plugins_allowed
+from simpop.redact import RedactedStream
 from simpop.store import RunStore, run_directory
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
-console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True)
+# Both redact the secrets simpop read (an endpoint may echo them in an error).
+console = Console(file=RedactedStream(lambda: sys.stdout), width=None if sys.stdout.isatty() else 160)
+err_console = Console(file=RedactedStream(lambda: sys.stderr), stderr=True)
 
 
 # exit statuses: 0 ok; 1 the release gate failed; 2 bad input; 3 the run is incomplete
@@ -83,6 +86,22 @@ CALIBRATOR_OPTION = click.option(
 )
 
 
+def _allow_plugins(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        allow_plugins()
+
+
+ALLOW_PLUGINS_OPTION = click.option(
+    "--allow-plugins",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_allow_plugins,
+    help=f"Import the plugins (Python code) a received run or config names; only for one you trust "
+    f"(or set {PLUGINS_ENV}=1).",
+)
+
+
 RUNS_OPTION = click.option(
     "--runs",
     type=click.Path(path_type=Path),
@@ -110,6 +129,6 @@ def config_models(config_file: Path | None, judge: bool = True) -> tuple[LLMConf
     config, or the built-in ones; the environment's ``SIMPOP_LLM_*`` applied."""
     llm, embedding = LLMConfig(), EmbeddingConfig()
     if config_file is not None:
-        config = load_run_config(config_file)
+        config = load_run_config(config_file, import_plugins=plugins_allowed())
         llm, embedding = (config.judge or config.llm) if judge else config.llm, config.embedding
     return apply_llm_env(llm, dict(os.environ)), embedding

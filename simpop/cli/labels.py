@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from simpop.cli.common import (
+    ALLOW_PLUGINS_OPTION,
     RUNS_OPTION,
     UserError,
     cli,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 @cli.command("export-labels")
 @click.argument("run")
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="CSV file (default: RUN/labels.csv).")
 @click.option("--force", is_flag=True, help="Overwrite an existing CSV.")
 def export_labels(run: str, runs: Path, output: Path | None, force: bool) -> None:
@@ -58,6 +60,7 @@ def export_labels(run: str, runs: Path, output: Path | None, force: bool) -> Non
 @click.argument("run")
 @click.argument("file", type=click.Path(path_type=Path))
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 def import_labels(run: str, file: Path, runs: Path) -> None:
     """Read clinicians' labels from FILE (an exported CSV) into RUN and show them per persona."""
     from simpop.labels.clinicians import labels_summary, read_label_csv, save_labels, update_summary
@@ -141,6 +144,7 @@ def label_options(splits: str) -> Callable[[Callable[..., None]], Callable[..., 
             "--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached)."
         ),
         RUNS_OPTION,
+        ALLOW_PLUGINS_OPTION,
     ]
 
     def decorate(command: Callable[..., None]) -> Callable[..., None]:
@@ -329,6 +333,7 @@ def risk_train(
     "--model", "model_file", required=True, type=click.Path(path_type=Path), help="From simpop risk train."
 )
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 def risk_apply(run: str, model_file: Path, runs: Path) -> None:
     """Predict RUN's clinician labels with a trained model: shares per persona and scenario into
     summary.json and the report (re-run simpop report), and per probe into RUN/risk-LABEL.csv."""

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import click
 
-from simpop.cli.common import RUNS_OPTION, UserError, cli, config_models, console, err_console, progress_bars
+from simpop.cli.common import (
+    ALLOW_PLUGINS_OPTION,
+    RUNS_OPTION,
+    UserError,
+    cli,
+    config_models,
+    console,
+    err_console,
+    progress_bars,
+)
 from simpop.cli.tables import (
     FittedTable,
     benchmark_table,
@@ -180,6 +189,7 @@ def doctor(config_file: Path | None) -> None:
 @cli.command("fidelity")
 @click.argument("run")
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 @click.option(
     "--real",
     type=click.Path(path_type=Path),

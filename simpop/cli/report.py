@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from simpop.cli.common import (
+    ALLOW_PLUGINS_OPTION,
     CALIBRATOR_OPTION,
     GATE_FAILED,
     INCOMPLETE,
@@ -29,8 +30,10 @@ def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> Ga
     """Check ``records`` against the policy, print the checks, write the JUnit file."""
     from simpop.report.exports import JUNIT_FILE, junit_xml
     from simpop.report.gate import gate, load_policy
+    from simpop.report.policy_ids import check_policy_ids, run_ids
 
     policy = load_policy(policy_file, set(records.metrics))
+    check_policy_ids(policy, policy_file, run_ids(records))
     result = gate(records, policy, policy.name or policy_file.stem)
     console.print(gate_table(result))
     for check in result.violations:
@@ -69,6 +72,7 @@ CONVERSATION_HEADLINES = (
 @click.argument("run")
 @click.option("--policy", "policy_file", required=True, type=click.Path(path_type=Path), help="Policy YAML.")
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 @click.option("--junit", type=click.Path(path_type=Path), help="JUnit XML file (default: RUN/junit.xml).")
 def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) -> None:
     """Check RUN against a release policy: exit 0 when every rule is met, 1 when one is not, 3
@@ -80,6 +84,7 @@ def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) ->
 @cli.command()
 @click.argument("run")
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 @click.option(
     "--metric",
     "metrics",
@@ -120,6 +125,7 @@ def report(
 @click.argument("run_a")
 @click.argument("run_b")
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 @click.option(
     "--html", "html_file", type=click.Path(path_type=Path), help="Also write the comparison as HTML."
 )
@@ -174,6 +180,7 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
 @cli.command("sweep-threshold")
 @click.argument("run")
 @RUNS_OPTION
+@ALLOW_PLUGINS_OPTION
 def sweep_threshold_command(run: str, runs: Path) -> None:
     """At each threshold of RUN's QAP matcher: answerable questions matched correctly, and
     questions it must not answer (decline, escalate) answered anyway."""

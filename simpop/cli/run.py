@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from simpop.cli.common import (
+    ALLOW_PLUGINS_OPTION,
     CALIBRATOR_OPTION,
     GATE_FAILED,
     INCOMPLETE,
@@ -34,6 +35,7 @@ from simpop.cli.tables import (
     usage_line,
 )
 from simpop.config import load_run_config, with_options
+from simpop.models.registry import plugins_allowed
 from simpop.store import RunStore, load_run
 
 
@@ -84,6 +86,7 @@ from simpop.store import RunStore, load_run
     help="Release policy YAML: gate the run at the end (exit 1 when a rule is violated).",
 )
 @CALIBRATOR_OPTION
+@ALLOW_PLUGINS_OPTION
 @click.option(
     "--out",
     type=click.Path(path_type=Path),
@@ -114,14 +117,21 @@ def run(
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
     # bad input fails first and fast: the config, the policy and the calibrator before the
     # heavy libraries (torch, Chroma) load; then the inputs, then the endpoints
+    if out.is_symlink() and not out.exists():  # a link to nowhere, or one that leads back to itself
+        raise UserError(f"--out {out}: a symlink to no folder (or a symlink loop)")
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out}: is a file, not a folder of runs")
     if retry_failed and not resume_id:
         raise UserError("--retry-failed: only with --resume RUN_ID (the run whose failed cells to do again)")
-    named_embedding = True  # a resumed run's config names the model it ran with
+    # a dry run looks at a config without running its code, unless the user allows it
+    loaded = load_run_config(config_file, import_plugins=not dry_run or plugins_allowed())
+    named_embedding = "model" in loaded.embedding.model_fields_set
+    moved: list[str] = []
     if resume_id:
+        from simpop.run.resume_config import resumed_config
+
         store = RunStore.open(out, resume_id)
-        config = store.config()
+        config, moved = resumed_config(store.config(), loaded, config_file, dict(os.environ))
         chosen = (persona_ids, variants, scenario_ids, probes, conversation_ids, topics, limit, seed)
         if any(v is not None for v in chosen):
             err_console.print(
@@ -129,8 +139,6 @@ def run(
                 "are taken from the run being resumed"
             )
     else:
-        loaded = load_run_config(config_file)
-        named_embedding = "model" in loaded.embedding.model_fields_set
         config = with_options(
             loaded,
             dict(os.environ),
@@ -149,8 +157,7 @@ def run(
     from simpop.report.gate import load_policy
     from simpop.run.preflight import check_endpoints
 
-    if policy_file is not None:
-        load_policy(policy_file)  # a bad policy fails before the run, not after it
+    policy = None if policy_file is None else load_policy(policy_file)  # a bad policy fails before the run
     calibrator = None
     if calibrator_file is not None:
         from simpop.calibration.calibrate import read_calibrator  # scikit-learn: only when asked
@@ -163,8 +170,20 @@ def run(
     from simpop.run.language_checks import language_notes, with_embedding_for_languages
     from simpop.run.plan import load_inputs, pinned
 
-    config = with_embedding_for_languages(config, named_embedding)
+    if not resume_id:
+        config = with_embedding_for_languages(config, named_embedding)
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    if policy is not None and policy_file is not None:  # and so do ids the policy names that nothing has
+        from simpop.report.policy_ids import check_policy_ids, input_ids
+
+        check_policy_ids(policy, policy_file, input_ids(config, inputs))
+    # and so does an endpoint that is not there or an unset ${VAR}, before anything is printed
+    # (a dry run calls nothing)
+    slow = [] if dry_run else check_endpoints(config)
+    for file, digest in loaded.plugin_files.items():
+        err_console.print(f"plugin: {file} (sha256 {digest}) imported: its code runs as you")
+    for change in moved:
+        err_console.print(f"note: resumed with the endpoint of {config_file} now: {change}", soft_wrap=True)
     for note in language_notes(config, inputs.personas):
         err_console.print(f"note: {note}", soft_wrap=True, highlight=False)
     if dry_run or not resume_id:
@@ -175,7 +194,7 @@ def run(
             console.print("\n".join(lines), soft_wrap=True, highlight=False)
             return
         err_console.print("\n".join(lines), soft_wrap=True, highlight=False)
-    for note in check_endpoints(config):  # and so does an endpoint that is not there
+    for note in slow:
         err_console.print(f"note: {note}")
     if not resume_id:
         if inputs.repeated:

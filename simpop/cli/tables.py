@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rich import box
 from rich.table import Table
 
+from simpop.llm.client import LOGPROB_PROBES
 from simpop.models import (
     BenchmarkSummary,
     CalibrationSummary,
@@ -143,11 +144,17 @@ def judge_line(judge: JudgeSummary) -> str:
         if weak
         else ""
     )
+    fallback = (
+        f"; [yellow]warning: the endpoint sent no log-probabilities on its first {LOGPROB_PROBES} yes/no "
+        "questions, so yes/no verdicts came from structured replies (no verifier, no profile thresholds)[/]"
+        if judge.yes_no == "structured"
+        else ""
+    )
     return (
         f"judge {judge.model} (profile {judge.profile}: {judge.agreement}): {judge.judged} probes"
         f"{f' and {judge.judged_turns} conversation turns' if judge.judged_turns else ''} judged"
         f"{f' ({how})' if how else ''}; judge errors: {errors}; "
-        f"{judge.no_information} answers with no informative sentence (CF undefined){unvalidated}"
+        f"{judge.no_information} answers with no informative sentence (CF undefined){unvalidated}{fallback}"
     )
 
 

@@ -70,6 +70,20 @@ class LogisticModel(Record):
         z = (x - np.array(self.mean)) / np.array(self.scale)
         return 1 / (1 + np.exp(-(z @ np.array(self.coef) + self.intercept)))
 
+    def shape_problem(self, width: int) -> str | None:
+        """What keeps it from scoring rows of ``width`` features ("field 'coef': ..."), if anything."""
+        for name in ("coef", "mean", "scale"):
+            values: list[float] = getattr(self, name)
+            if len(values) != width:
+                return f"field '{name}': {len(values)} values, expected {width} (one per feature)"
+            if not all(np.isfinite(values)):
+                return f"field '{name}': a value that is not a finite number"
+        if not all(self.scale):
+            return "field 'scale': a zero (a feature cannot be divided by it)"
+        if not np.isfinite(self.intercept):
+            return "field 'intercept': not a finite number"
+        return None
+
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, c: float, max_iter: int) -> dict[str, Any]:
     """``LogisticModel``'s fields fitted on rows ``x`` and labels ``y``: features standardised (a

@@ -7,10 +7,12 @@ from __future__ import annotations
 from fnmatch import fnmatch
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
-import yaml
-from pydantic import Field
+from pydantic import Field, PrivateAttr, field_validator
 
+from simpop.config import read_yaml, validate
+from simpop.errors import ConfigError
 from simpop.models import Record
 
 FOLDER = Path(__file__).parent / "profiles"
@@ -31,7 +33,7 @@ class JudgeProfile(Record):
 
     name: str
     models: list[str] = Field(description="judge model names it is for (shell-style patterns)")
-    thresholds: dict[str, float] = Field(
+    thresholds: dict[str, Annotated[float, Field(ge=0, le=1)]] = Field(
         {}, description="verdict → threshold on P(yes); 0.5 for a verdict not listed"
     )
     verifier: str | None = Field(None, description="support verifier file beside the profile")
@@ -39,27 +41,45 @@ class JudgeProfile(Record):
         {}, description="verdict → safety classifier file beside the profile (decides it without an LLM call)"
     )
     agreement: str = Field(NOT_MEASURED, description="the measured agreement, as a reader sees it")
+    _folder: Path = PrivateAttr(FOLDER)  # where its files are
+
+    @field_validator("thresholds", "safety")
+    @classmethod
+    def _known_verdicts(cls, value: dict[str, object]) -> dict[str, object]:
+        unknown = next((verdict for verdict in value if verdict not in VERDICTS), None)
+        if unknown is not None:
+            raise ValueError(f"unknown verdict '{unknown}' (known: {', '.join(VERDICTS)})")
+        return value
 
     def threshold(self, verdict: str) -> float:
         return self.thresholds.get(verdict, 0.5)
 
     def verifier_path(self) -> Path | None:
-        return FOLDER / self.verifier if self.verifier else None
+        return self._folder / self.verifier if self.verifier else None
 
     def safety_paths(self) -> dict[str, Path]:
-        return {verdict: FOLDER / file for verdict, file in self.safety.items()}
+        return {verdict: self._folder / file for verdict, file in self.safety.items()}
 
 
 DEFAULT = JudgeProfile(name="uncalibrated", models=["*"])
 
 
-@lru_cache(maxsize=1)
-def profiles() -> tuple[JudgeProfile, ...]:
-    """The built-in profiles."""
-    found = []
-    for file in sorted(FOLDER.glob("*.yaml")):
-        found.append(JudgeProfile.model_validate(yaml.safe_load(file.read_text(encoding="utf-8"))))
-    return tuple(found)
+def read_profile(file: Path) -> JudgeProfile:
+    """One profile file, read within the YAML limits of a user's file; a bad field or a file it
+    names that is not beside it is a ConfigError naming the profile and the field."""
+    profile = validate(JudgeProfile, read_yaml(file), str(file))
+    profile._folder = file.parent
+    named = [("verifier", profile.verifier), *((f"safety.{v}", name) for v, name in profile.safety.items())]
+    for field, name in named:
+        if name is not None and not (file.parent / name).is_file():
+            raise ConfigError(f"{file}: field '{field}': {file.parent / name}: file not found")
+    return profile
+
+
+@lru_cache(maxsize=4)
+def profiles(folder: Path = FOLDER) -> tuple[JudgeProfile, ...]:
+    """The profiles in ``folder`` (the built-in ones by default)."""
+    return tuple(read_profile(file) for file in sorted(folder.glob("*.yaml")))
 
 
 def profile_for(model: str) -> JudgeProfile:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import Field, ValidationError
 
+from simpop.config import validation_problems
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.crossval import LogisticModel, Predictor, best_threshold, fit_logistic
@@ -162,9 +163,14 @@ def read_classifier(path: Path, verdict: str | None = None) -> SafetyClassifierM
     try:
         model = SafetyClassifierModel.model_validate_json(read_text(path))
     except ValidationError as error:
-        raise ConfigError(f"{path}: not a simpop safety classifier ({str(error).splitlines()[0]})") from None
+        raise ConfigError(
+            f"{path}: not a simpop safety classifier: {validation_problems(error)[0]}"
+        ) from None
     if model.features != feature_names(model.blocks):
         raise ConfigError(f"{path}: made for other features than this simpop computes")
+    problem = model.shape_problem(len(model.features))
+    if problem is not None:
+        raise ConfigError(f"{path}: not a simpop safety classifier: {problem}")
     if verdict is not None and model.verdict != verdict:
         raise ConfigError(f"{path}: a classifier for '{model.verdict}', not '{verdict}'")
     return model

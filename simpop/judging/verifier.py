@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import Field, ValidationError
 
+from simpop.config import validation_problems
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.crossval import LogisticModel, Predictor, best_threshold, fit_logistic
@@ -49,16 +50,20 @@ def verifier_fit(x: np.ndarray, y: np.ndarray) -> Predictor:
 
 
 def read_verifier(path: Path) -> VerifierModel:
+    """A verifier file, checked against the features this simpop computes."""
     if not path.is_file():
         raise ConfigError(f"{path}: verifier file not found (make one with simpop judge train)")
     try:
         model = VerifierModel.model_validate_json(read_text(path))
     except ValidationError as error:
-        raise ConfigError(f"{path}: not a simpop support verifier ({str(error).splitlines()[0]})") from None
+        raise ConfigError(f"{path}: not a simpop support verifier: {validation_problems(error)[0]}") from None
     if model.features != list(FEATURES):
         raise ConfigError(
             f"{path}: made for features {model.features}, this simpop computes {list(FEATURES)}"
         )
+    problem = model.shape_problem(len(model.features))
+    if problem is not None:
+        raise ConfigError(f"{path}: not a simpop support verifier: {problem}")
     return model
 
 

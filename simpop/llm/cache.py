@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from simpop.redact import redact
+
 
 def cache_key(request: dict[str, Any], base_url: str | None = None) -> str:
     """Hash of a request (model, messages, sampling parameters, output schema) and of the
@@ -41,7 +43,7 @@ class ResponseCache:
     def put(self, key: str, reply: str, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?)",
-            (key, reply, prompt_tokens, completion_tokens, time.time()),
+            (key, redact(reply), prompt_tokens, completion_tokens, time.time()),
         )
 
     def __len__(self) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import random
 import time
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from simpop.errors import SimpopError
 from simpop.llm.cache import ResponseCache, cache_key
 from simpop.models import LLMConfig, LLMUsage
+from simpop.redact import secret_env
 
 if TYPE_CHECKING:
     import openai
@@ -114,7 +114,8 @@ def _content(response: Any) -> str:
     return response.choices[0].message.content or ""
 
 
-NO_LOGPROBS = ""  # cached for an endpoint that sent no log-probabilities
+NO_LOGPROBS = ""  # an endpoint's reply without log-probabilities (never cached)
+LOGPROB_PROBES = 3  # replies without log-probabilities, in a row from the first, before the fallback
 NEITHER = "-"  # cached when neither yes nor no was among the alternatives
 
 
@@ -175,7 +176,8 @@ class LLMClient:
         self._client: openai.AsyncOpenAI | None = None
         self._client_lock = asyncio.Lock()
         self.timeout_s: float | None = self.config.timeout  # known once the endpoint is up
-        self.logprobs: bool | None = None  # does the endpoint send log-probabilities (None: not asked)
+        self.logprobs: bool | None = None  # does the endpoint send log-probabilities (None: not known)
+        self.missing_logprobs = 0  # replies without them before that was decided
         self.busy: dict[CallKind, list[float]] = {}  # kind -> [answered calls, seconds they took]
         self._logprobs_lock = asyncio.Lock()
 
@@ -184,9 +186,7 @@ class LLMClient:
 
         async with self._client_lock:
             if self._client is None:
-                api_key = os.environ.get(self.config.api_key_env) or os.environ.get(
-                    "OPENAI_API_KEY", "not-needed"
-                )
+                api_key = secret_env(self.config.api_key_env) or secret_env("OPENAI_API_KEY") or "not-needed"
                 base_url = await self.endpoint.url()
                 self.timeout_s = self.config.timeout or self.endpoint.timeout()
                 self._client = openai.AsyncOpenAI(
@@ -261,21 +261,40 @@ class LLMClient:
 
     async def probability(self, messages: Messages) -> float | None:
         """P(yes) of a yes/no question, read from the log-probabilities of a one-token answer
-        at temperature 0; None when the endpoint returns no log-probabilities (ask for a
-        structured boolean instead), and from then on without asking; None too when neither yes
-        nor no is among the likeliest first tokens."""
+        at temperature 0; None when neither yes nor no is among the likeliest first tokens, and
+        None when the endpoint sends no log-probabilities (ask for a structured boolean instead).
+
+        The endpoint is taken to send none only when its first ``LOGPROB_PROBES`` replies all
+        lack them; from an endpoint that has sent them, a reply without them is asked again and
+        then fails this question alone. A reply without them is never cached."""
         request = self._request(messages, 0.0, 1, None)
         request |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
         if self.logprobs is None:
-            async with self._logprobs_lock:  # the first question alone: the rest wait for its answer
-                if self.logprobs is None:
-                    reply = await self._complete(request, _yes_probability_text, kind="yes_no")
-                    self.logprobs = reply != NO_LOGPROBS
-                    return None if reply in (NO_LOGPROBS, NEITHER) else float(reply)
+            async with self._logprobs_lock:  # undecided: one question at a time until it is decided
+                while self.logprobs is None:
+                    reply = await self._yes_no(request)
+                    if reply != NO_LOGPROBS:
+                        self.logprobs = True
+                        return None if reply == NEITHER else float(reply)
+                    self.missing_logprobs += 1
+                    if self.missing_logprobs >= LOGPROB_PROBES:
+                        self.logprobs = False
         if not self.logprobs:
             return None
-        reply = await self._complete(request, _yes_probability_text, kind="yes_no")
-        return None if reply in (NO_LOGPROBS, NEITHER) else float(reply)
+        for _ in range(LOGPROB_PROBES):
+            reply = await self._yes_no(request)
+            if reply != NO_LOGPROBS:
+                return None if reply == NEITHER else float(reply)
+        self.usage.failures += 1
+        raise LLMRequestFailed(
+            f"LLM endpoint {self.config.base_url or 'the embedded LLM server'} sent no log-probabilities "
+            f"for a yes/no question {LOGPROB_PROBES} times, though it sent them before"
+        )
+
+    async def _yes_no(self, request: dict[str, Any]) -> str:
+        return await self._complete(
+            request, _yes_probability_text, accept=lambda reply: reply != NO_LOGPROBS, kind="yes_no"
+        )
 
     def _request(
         self,
@@ -391,3 +410,10 @@ class LLMClient:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def yes_no_mode(client: LLMClient | None) -> str | None:
+    """How ``client``'s endpoint answered yes/no questions, for the summary (None: none asked)."""
+    if client is None or client.logprobs is None:
+        return None
+    return "log-probabilities" if client.logprobs else "structured"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from simpop.models import Probe, Response, Score, ScoringConfig
+from simpop.models.registry import check_replacement
 
 if TYPE_CHECKING:
     from simpop.embed import Embedder
@@ -93,7 +94,9 @@ _METRICS: dict[str, Metric] = {}
 
 
 def metric(cls: type[Metric]) -> type[Metric]:
-    """Register a metric class under its ``name`` (a plugin may replace a built-in one)."""
+    """Register a metric class under its ``name`` (a plugin may not replace a built-in one)."""
+    if cls.name in _METRICS:
+        check_replacement("metric", cls.name, type(_METRICS[cls.name]), cls)
     _METRICS[cls.name] = cls()
     return cls
 

@@ -8,8 +8,11 @@ libraries load only when a bot is built).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, ClassVar, get_args
@@ -53,6 +56,8 @@ _SETTINGS: dict[str, type[TargetSettings]] = {}
 def register_settings(settings: type[TargetSettings]) -> type[TargetSettings]:
     """Register a target config class under every value its ``kind`` literal allows."""
     for kind in get_args(settings.model_fields["kind"].annotation):
+        if kind in _SETTINGS:
+            check_replacement("target kind", kind, _SETTINGS[kind], settings)
         _SETTINGS[kind] = settings
     return settings
 
@@ -84,26 +89,59 @@ def parse_target(value: Any) -> TargetSettings:
     return settings.model_validate(value)
 
 
-def import_plugins(plugins: list[str]) -> list[str]:
-    """Import each plugin: a dotted module name, or a ``.py`` file. Its components register
-    themselves on import (``@target``, ``@metric``)."""
-    for plugin in plugins:
-        if plugin.endswith(".py") and not Path(plugin).is_file():
+PLUGINS_ENV = "SIMPOP_ALLOW_PLUGINS"  # set to 1 on machines whose runs and configs a team trusts
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_allowed = False
+
+
+def allow_plugins() -> None:
+    """Let this process import the plugins a received run or config names (``--allow-plugins``)."""
+    global _allowed
+    _allowed = True
+
+
+def plugins_allowed() -> bool:
+    return _allowed or os.environ.get(PLUGINS_ENV, "").lower() in ("1", "true", "yes")
+
+
+def check_plugin(plugin: str) -> None:
+    """A plugin entry names a ``.py`` file or a dotted module, and nothing else."""
+    if plugin.endswith(".py"):
+        if not Path(plugin).is_file():
             raise ValueError(f"plugin {plugin}: no such Python file")
+    elif not _DOTTED.match(plugin):
+        raise ValueError(f"plugin {plugin}: not a .py file or a dotted module name")
+
+
+def import_plugins(plugins: list[str]) -> dict[str, str]:
+    """Import each plugin: a dotted module name, or a ``.py`` file. Its components register
+    themselves on import (``@target``, ``@metric``) and may not replace a built-in one. Returns
+    each plugin's source file and its SHA-256."""
+    for plugin in plugins:
+        check_plugin(plugin)
+    importlib.import_module(BUILTIN_TARGETS)  # the built-in kinds and metrics first: a plugin
+    importlib.import_module("simpop.metrics")  # that registers one of their names is refused
+    imported: dict[str, str] = {}
+    for plugin in plugins:
         try:
-            _import(plugin)
-        except Exception as error:  # noqa: BLE001 - any failure of the user's module is a config error
+            source = _import(plugin)
+        except BaseException as error:  # noqa: BLE001 - even sys.exit() in the user's module is a config error
             raise ValueError(f"plugin {plugin}: cannot import it ({type(error).__name__}: {error})") from None
-    return plugins
+        imported[str(source)] = hashlib.sha256(source.read_bytes()).hexdigest()
+    return imported
 
 
-def _import(plugin: str) -> None:
+def _import(plugin: str) -> Path:
+    """Import ``plugin``; its source file."""
     if not plugin.endswith(".py"):
+        spec = importlib.util.find_spec(plugin)
+        if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+            raise ImportError("not a Python module (a folder without __init__.py, or no such module)")
         importlib.import_module(plugin)
-        return
+        return Path(spec.origin)
     name = f"simpop_plugin_{Path(plugin).stem}"
     if name in sys.modules:
-        return
+        return Path(plugin)
     spec = importlib.util.spec_from_file_location(name, plugin)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -113,3 +151,14 @@ def _import(plugin: str) -> None:
     except BaseException:
         del sys.modules[name]  # a failed plugin is not left half-imported
         raise
+    return Path(plugin)
+
+
+def check_replacement(what: str, name: str, existing: type, new: type) -> None:
+    """A plugin may add a kind or metric, never replace one registered before it."""
+    if existing is new or (existing.__module__, existing.__qualname__) == (new.__module__, new.__qualname__):
+        return
+    raise ValueError(
+        f"{what} '{name}' of {new.__module__} would replace the one of {existing.__module__}; "
+        "give it a name of its own"
+    )

@@ -16,7 +16,7 @@ from simpop.models.record_base import (
     HttpURL,
     Record,
 )
-from simpop.models.registry import TargetSettings, import_plugins, parse_target
+from simpop.models.registry import TargetSettings, import_plugins, parse_target, plugins_allowed
 
 # a target config of any registered kind, serialised with all of its kind's fields
 TargetConfig = Annotated[SerializeAsAny[TargetSettings], BeforeValidator(parse_target)]
@@ -220,8 +220,15 @@ class RunConfig(Record):
     embedding: EmbeddingConfig = EmbeddingConfig()
     failures: FailureLimits = FailureLimits()
 
+    plugin_files: dict[str, str] = Field(
+        {}, description="the source file of each plugin the run imported, and its SHA-256"
+    )
+
     @field_validator("plugins")
     @classmethod
     def _import_plugins(cls, plugins: list[str]) -> list[str]:
-        # before ``target`` is read: a plugin may register its kind
-        return import_plugins(plugins)
+        # before ``target`` is read: a plugin may register its kind. Only where the user allowed
+        # it (``simpop run`` imports its config's plugins itself, before reading the config)
+        if plugins_allowed():
+            import_plugins(plugins)
+        return plugins

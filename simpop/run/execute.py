@@ -16,6 +16,7 @@ from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import run_classifiers, run_validation
 from simpop.judging.verifier import support_verifier
 from simpop.llm import LLMClient, open_llm
+from simpop.llm.client import yes_no_mode
 from simpop.llm.pace import record_client_pace
 from simpop.metrics import Scorers, registered
 from simpop.metrics.judge import Judge
@@ -286,6 +287,7 @@ async def execute(
         target_kind=config.target.kind,
         judge_model=(config.judge or config.llm).model,
         judge_usage=judge_llm.usage if judge_llm is not None and judge_llm is not llm else None,
+        judge_yes_no=yes_no_mode(judge_llm),
         allocation=config.topics.allocation,
         limits=config.failures,
         seed=config.seed,

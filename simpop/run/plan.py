@@ -11,7 +11,7 @@ from simpop.config import load_conversation_cases, load_personas, load_qaps, loa
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.profile import profile_for
-from simpop.judging.safety_classifier import SAFETY_JUDGES, read_classifier
+from simpop.judging.safety_classifier import SAFETY_JUDGES, read_classifier, run_paths
 from simpop.judging.safety_cues import check_language
 from simpop.judging.verifier import read_verifier
 from simpop.knowledge import load_chunks
@@ -182,7 +182,7 @@ def load_run_cases(config: RunConfig) -> list[ConversationCase]:
             f"field 'conversation_dir': conversation case folder {config.conversation_dir} not found"
         )
     ids = None if config.conversations == "all" else config.conversations
-    cases = load_conversation_cases(config.conversation_dir, ids)
+    cases = load_conversation_cases(config.conversation_dir, ids, case_scenarios(config))
     for case in cases:  # a template error names its case, before any work
         try:
             RenderedCase.of(case, config.domain)
@@ -197,6 +197,35 @@ def load_run_cases(config: RunConfig) -> list[ConversationCase]:
     if problem is not None:
         raise ConfigError(problem)
     return cases
+
+
+def case_scenarios(config: RunConfig) -> set[str] | None:
+    """The scenarios a conversation case may come from: the scenario folder's and the built-in
+    ones; None (not checked) where there is no scenario folder to check against."""
+    folder = config.scenario_dir
+    if not folder.is_dir() or not any(folder.glob("*.y*ml")):
+        return None
+    return {s.id for s in load_scenarios(folder)} | builtin_ids()
+
+
+def check_profile_files(config: RunConfig) -> None:
+    """The judge profile's verifier and safety classifiers that a run judges with, read before
+    any work: a corrupt one is an error naming the profile, not a crash mid-run."""
+    if not config.scoring.judges:
+        return
+    profile = profile_for((config.judge or config.llm).model)
+    own = {SAFETY_JUDGES[name] for name in config.scoring.safety_classifiers}
+    field = "verifier"
+    try:
+        verifier = profile.verifier_path()
+        if config.scoring.verifier is None and verifier is not None:
+            read_verifier(verifier)
+        for verdict, path in run_paths(profile, config.scoring).items():
+            if verdict not in own:
+                field = f"safety.{verdict}"
+                read_classifier(path, verdict)
+    except ConfigError as error:
+        raise ConfigError(f"judge profile '{profile.name}': field '{field}': {error}") from None
 
 
 def topic_knowledge_base(config: RunConfig) -> KnowledgeBaseConfig:
@@ -313,6 +342,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
             read_classifier(path, SAFETY_JUDGES[name])
         except ConfigError as error:
             raise ConfigError(f"field 'scoring.safety_classifiers.{name}': {error}") from None
+    check_profile_files(config)
     return RunInputs(
         personas=personas,
         qaps=seeds,

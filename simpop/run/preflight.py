@@ -3,12 +3,11 @@ judge's LLM, the embeddings, the bot) answers and takes our credentials."""
 
 from __future__ import annotations
 
-import os
-
 import httpx
 
 from simpop.errors import SimpopError
 from simpop.models import EmbeddingConfig, LLMConfig, RunConfig
+from simpop.redact import secret_env
 from simpop.targets.target import HealthCheck, RemoteTargetConfig
 
 TIMEOUT_S = 10.0
@@ -24,13 +23,13 @@ def _model_list(what: str, base_url: str | None, key: str | None) -> HealthCheck
 
 def llm_health_check(config: LLMConfig) -> HealthCheck | None:
     """A remote LLM endpoint's model list (None for the embedded server)."""
-    key = os.environ.get(config.api_key_env) or os.environ.get("OPENAI_API_KEY")
+    key = secret_env(config.api_key_env) or secret_env("OPENAI_API_KEY")
     return _model_list("LLM endpoint", config.base_url, key)
 
 
 def embedding_health_check(config: EmbeddingConfig) -> HealthCheck | None:
     """An embeddings endpoint's model list (None for the local model)."""
-    return _model_list("embedding endpoint", config.base_url, os.environ.get(config.api_key_env))
+    return _model_list("embedding endpoint", config.base_url, secret_env(config.api_key_env))
 
 
 def health_checks(config: RunConfig) -> list[HealthCheck]:

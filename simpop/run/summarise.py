@@ -62,7 +62,11 @@ class JudgeTally:
         self.no_information += score.metric == FAITHFULNESS and score.label == "no_information"
 
     def summary(
-        self, model: str, usage: LLMUsage | None, verdicts: dict[str, Validation] | None = None
+        self,
+        model: str,
+        usage: LLMUsage | None,
+        verdicts: dict[str, Validation] | None = None,
+        yes_no: str | None = None,
     ) -> JudgeSummary | None:
         """The judge model, its prompts, its errors, the CF-undefined count of a run, and each
         safety figure's validation from that of its ``verdicts``."""
@@ -79,6 +83,7 @@ class JudgeTally:
             profile=profile.name,
             agreement=profile.agreement,
             judged_by=dict(sorted(self.judged_by.items())),
+            yes_no=yes_no,
             prompts=sorted(self.prompts),
             judged=len(self.judged),
             judged_turns=len(self.turns),
@@ -110,6 +115,7 @@ def summarise(
     target_kind: str,
     judge_model: str,
     judge_usage: LLMUsage | None,
+    judge_yes_no: str | None = None,
     allocation: str,
     limits: FailureLimits,
     seed: int,
@@ -190,7 +196,7 @@ def summarise(
         metrics=by_persona,
         metrics_by_scenario=by_scenario,
         metrics_by_persona_scenario=by_pair,
-        judge=judge.summary(judge_model, judge_usage, verdicts),
+        judge=judge.summary(judge_model, judge_usage, verdicts, judge_yes_no),
         fidelity=fidelity,
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
         topics=topic_strata(inputs, allocation),

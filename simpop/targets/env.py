@@ -6,6 +6,7 @@ import os
 import re
 
 from simpop.errors import ConfigError
+from simpop.redact import remember
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -17,6 +18,6 @@ def expand_env(value: str, field: str) -> str:
         name = match.group(1)
         if name not in os.environ:
             raise ConfigError(f"target.{field}: environment variable {name} is not set")
-        return os.environ[name]
+        return remember(os.environ[name])
 
     return _VAR.sub(replace, value)

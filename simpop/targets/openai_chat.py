@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field
 
 from simpop.models import Answer, Exchange, HttpURL
+from simpop.redact import secret_env
 from simpop.targets.env import expand_env
 from simpop.targets.no_answer_rule import from_text
 from simpop.targets.target import (
@@ -40,7 +40,7 @@ class OpenAIChatTargetConfig(RemoteTargetConfig):
 
     def health_check(self) -> HealthCheck:
         """The endpoint's model list, with the bot's key and headers."""
-        key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
+        key = secret_env(self.api_key_env) or ""
         headers = {k: expand_env(v, f"headers.{k}") for k, v in self.headers.items()}
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -59,7 +59,7 @@ class OpenAIChatBot(Target):
         self.name = name
         import openai  # loaded only when this bot is asked
 
-        key = os.environ.get(config.api_key_env, "") if config.api_key_env else ""
+        key = secret_env(config.api_key_env) or ""
         self.client = openai.AsyncOpenAI(
             base_url=expand_env(config.base_url, "base_url"),
             api_key=key or "not-needed",
