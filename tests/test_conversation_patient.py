@@ -10,8 +10,7 @@ import re
 from helpers import ROOT
 
 from simpop.config import load_conversation_cases, load_personas, read_yaml, validate
-from simpop.llm import LLMClient
-from simpop.llm.client import RemoteEndpoint
+from simpop.llm import LLMClient, RemoteEndpoint
 from simpop.models import ConversationTurn, Domain, LLMConfig
 from simpop.population.conversation_patient import play
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply

@@ -3,15 +3,8 @@
 from __future__ import annotations
 
 from simpop.llm.cache import ResponseCache
-from simpop.llm.client import (
-    Endpoint,
-    LLMClient,
-    LLMError,
-    LLMInvalidReply,
-    LLMRequestFailed,
-    LLMUnavailable,
-    RemoteEndpoint,
-)
+from simpop.llm.client import LLMClient, LLMError, LLMInvalidReply, LLMRequestFailed, LLMUnavailable
+from simpop.llm.endpoint import Endpoint, RemoteEndpoint
 from simpop.llm.local import EmbeddedServer
 from simpop.models import LLMConfig
 from simpop.paths import cache_dir

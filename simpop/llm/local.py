@@ -14,7 +14,7 @@ import httpx
 
 from simpop.cores import llm_threads
 from simpop.errors import ModelIntegrityError, SimpopError
-from simpop.llm.client import REMOTE_TIMEOUT_S
+from simpop.llm.endpoint import REMOTE_TIMEOUT_S
 from simpop.llm.pace import record_server_speed
 from simpop.models import QWEN_0_5B, QWEN_1_5B, LLMConfig
 from simpop.paths import models_dir

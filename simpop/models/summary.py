@@ -217,11 +217,7 @@ class JudgeSummary(Record):
     judged_by: dict[str, int] = Field(
         {}, description="judged scores by how: probability, structured, verifier"
     )
-    yes_no: str | None = Field(
-        None,
-        description="how the endpoint answered yes/no questions this run: 'log-probabilities', or "
-        "'structured' when its first replies all came without them (None: none asked)",
-    )
+    yes_no: str | None = Field(None, description="yes/no verdicts: 'log-probabilities' or 'structured'")
     prompts: list[str] = Field(description="judge prompts used, as name@version")
     judged: int = Field(description="probes with judged scores")
     judged_turns: int = Field(0, description="conversation turns with judged scores")
