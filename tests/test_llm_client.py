@@ -285,3 +285,26 @@ def test_yes_probability_counts_true_and_false_in_any_case():
     first_token = [("true", math.log(0.2)), ("NO", math.log(0.6)), ("x", 0.0)]
     assert yes_probability(first_token) == pytest.approx(0.25)
     assert yes_probability([]) is None
+
+
+def test_identical_requests_in_flight_are_asked_once():
+    with FakeOpenAIServer(default=Reply(VALID), latency=0.3) as server:
+        llm = client(server)
+
+        async def together():
+            return await asyncio.gather(*(llm.structured(MESSAGES, Verdict) for _ in range(3)))
+
+        replies = closing(llm, together())
+    assert replies == [Verdict(answer="yes", confidence=0.7)] * 3
+    assert len(server.requests) == 1 and (llm.usage.requests, llm.usage.cache_hits) == (1, 2)
+
+
+def test_a_failure_of_a_request_in_flight_is_every_identical_asker_s():
+    with FakeOpenAIServer(default=Reply(status=400), latency=0.3) as server:
+        llm = client(server)
+
+        async def together():
+            return await asyncio.gather(*(llm.text(MESSAGES) for _ in range(2)), return_exceptions=True)
+
+        errors = closing(llm, together())
+    assert all(isinstance(e, LLMRequestFailed) for e in errors) and len(server.requests) == 1

@@ -62,3 +62,21 @@ def test_an_echoing_bot_and_llm_leave_no_secret_anywhere(project, tmp_path):
         assert secret not in written and secret not in shown, secret
     assert "Authorization: Bearer ***" in written  # the bot's echo, kept with the secret masked
     assert "key ***" in written + shown  # the LLM's echo
+
+
+def test_every_way_out_masks_a_remembered_secret(capsys):
+    import io
+
+    from simpop.cli.common import UserError, console
+    from simpop.redact import MASK, RedactedStream, redact, remember
+
+    secret = remember('tok-"quoted"-5e6f7a8b')
+    escaped = json.dumps(secret)[1:-1]  # as it stands inside a JSON record
+    assert redact(f"a {secret} b {escaped}") == f"a {MASK} b {MASK}"
+    assert secret not in UserError(f"bot said {secret}").format_message()
+    console.print(f"echo {secret}")
+    assert secret not in capsys.readouterr().out
+    sink = io.StringIO()
+    RedactedStream(lambda: sink).write(f"x{secret}y")
+    assert sink.getvalue() == f"x{MASK}y"
+    assert remember("8080") == "8080" and redact("port 8080") == "port 8080"  # too plain to mask

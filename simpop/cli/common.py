@@ -18,7 +18,7 @@ from simpop.config import apply_llm_env, load_run_config
 from simpop.errors import SimpopError
 from simpop.models import EmbeddingConfig, LLMConfig
 from simpop.models.registry import PLUGINS_ENV, allow_plugins, plugins_allowed
-from simpop.redact import RedactedStream
+from simpop.redact import RedactedStream, redact
 from simpop.store import RunStore, run_directory
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
@@ -34,9 +34,12 @@ INCOMPLETE = 3
 
 
 class UserError(click.ClickException):
-    """Bad input: one line on stderr, exit status 2."""
+    """Bad input: one line on stderr, exit status 2 (an endpoint may have echoed a secret in it)."""
 
     exit_code = BAD_INPUT
+
+    def format_message(self) -> str:
+        return redact(self.message)
 
 
 class Interrupted(click.ClickException):

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from simpop.errors import SimpopError
 from simpop.llm.cache import ResponseCache, cache_key
 from simpop.llm.endpoint import Endpoint
+from simpop.llm.in_flight import InFlight
 from simpop.models import LLMConfig, LLMUsage
 from simpop.redact import secret_env
 
@@ -138,6 +139,7 @@ class LLMClient:
         self.missing_logprobs = 0  # replies without them before that was decided
         self.busy: dict[CallKind, list[float]] = {}  # kind -> [answered calls, seconds they took]
         self._logprobs_lock = asyncio.Lock()
+        self._in_flight = InFlight()
 
     async def _openai(self) -> openai.AsyncOpenAI:
         import openai  # on the first call not served from the cache: a cached run never loads it
@@ -290,6 +292,25 @@ class LLMClient:
             if cached is not None and accept(cached):
                 self.usage.cache_hits += 1
                 return cached
+        if not self.read_cache:
+            return await self._ask(request, key, read, accept, kind)
+        # an identical request in flight: its reply, as the cache would serve it (so identical
+        # runs make identical calls, however their requests interleave)
+        reply, merged = await self._in_flight.once(
+            key, lambda: self._ask(request, key, read, accept, kind), accept
+        )
+        self.usage.cache_hits += merged
+        return reply
+
+    async def _ask(
+        self,
+        request: dict[str, Any],
+        key: str,
+        read: Callable[[Any], str],
+        accept: Callable[[str], bool],
+        kind: CallKind,
+    ) -> str:
+        """The endpoint's reply to ``request``, retried as the config says, and cached."""
         async with self._semaphore:
             client = await self._openai()
             import openai
