@@ -141,7 +141,7 @@ def main() -> None:
         os.environ["SIMPOP_CACHE_DIR"] = env["SIMPOP_CACHE_DIR"]
         start = time.perf_counter()
         index_knowledge_base(embedding)
-        load_tables(asr=True)
+        load_tables({"en"})
         print(
             "knowledge base indexed and word tables built beforehand (once per machine, not per run): "
             f"{time.perf_counter() - start:.1f} s"

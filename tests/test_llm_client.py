@@ -143,19 +143,19 @@ def test_cache_serves_identical_calls_and_keys_on_everything(tmp_path):
     assert len(keys) == 6 and cache_key(dict(reversed(list(base.items())))) == cache_key(base)
 
 
-def test_replies_that_failed_validation_are_not_cached_nor_served(tmp_path):
+def test_a_call_that_never_validated_is_asked_again_and_one_that_did_is_not(tmp_path):
     cache = ResponseCache(tmp_path / "c.sqlite")
     with FakeOpenAIServer(default=Reply("I think yes")) as broken:
         with pytest.raises(LLMInvalidReply):
-            ask(client(broken, cache, validation_retries=0))
-    assert len(cache) == 0
-    # an invalid reply cached by an older simpop is not served: the endpoint is asked again
-    key = cache_key(client(broken)._request(MESSAGES, None, None, None), broken.base_url)
-    with FakeOpenAIServer(default=Reply(VALID)) as healthy:
-        llm = client(healthy, cache)
-        llm.config = llm.config.model_copy(update={"base_url": broken.base_url})
-        cache.put(key, "I think yes")
-        assert ask(llm).answer == "yes" and len(healthy.requests) == 1
+            ask(client(broken, cache, validation_retries=1))
+    assert len(cache) == 0  # a broken endpoint, once fixed, is asked again
+    port = closed_port()
+    with FakeOpenAIServer([Reply("I think yes")], default=Reply(VALID), port=port) as flaky:
+        assert ask(client(flaky, cache)).answer == "yes" and len(flaky.requests) == 2
+    with FakeOpenAIServer(default=Reply("I think yes"), port=port) as same_endpoint:
+        again = client(same_endpoint, cache)
+        # the invalid first reply and the valid one after it both come from the cache
+        assert ask(again).answer == "yes" and not same_endpoint.requests and again.usage.cache_hits == 2
 
 
 def test_a_reply_without_choices_is_retried_and_never_cached(tmp_path):

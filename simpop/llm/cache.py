@@ -46,6 +46,9 @@ class ResponseCache:
             (key, redact(reply), prompt_tokens, completion_tokens, time.time()),
         )
 
+    def delete(self, *keys: str) -> None:
+        self._db.executemany("DELETE FROM replies WHERE key = ?", [(key,) for key in keys])
+
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
 

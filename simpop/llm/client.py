@@ -168,17 +168,22 @@ class LLMClient:
     ) -> M:
         """The reply to ``messages`` parsed as ``schema``."""
         messages = list(messages)
+        invalid: list[str] = []  # cache keys of the replies that failed validation
         for attempt in range(self.config.validation_retries + 1):
             request = self._request(messages, temperature, max_tokens, seed, schema)
-            reply = await self._complete(request, accept=lambda text: _valid(schema, text), kind="schema")
+            # cached valid or not, so a re-run asks nothing a valid reply came after
+            reply = await self._complete(request, kind="schema")
             try:
                 return schema.model_validate_json(reply)
             except ValidationError as error:
+                invalid.append(cache_key(request, self.config.base_url))
                 problem = error.errors()[0]
                 where = ".".join(str(p) for p in problem["loc"]) or "reply"
                 detail = f"{where}: {problem['msg']}"
                 if attempt == self.config.validation_retries:
                     self.usage.failures += 1
+                    if self.cache is not None:  # no valid reply came: the endpoint is asked again next time
+                        self.cache.delete(*invalid)
                     raise LLMInvalidReply(
                         f"reply did not match {schema.__name__} after {attempt + 1} tries ({detail})"
                     ) from None
@@ -284,8 +289,7 @@ class LLMClient:
         kind: CallKind = "text",
     ) -> str:
         """``read`` of the reply (its text by default), cached under the request and the
-        endpoint only when ``accept`` takes it (a reply that failed validation is asked again
-        next time, and one cached before this rule is not served)."""
+        endpoint only when ``accept`` takes it, and served from the cache only then."""
         key = cache_key(request, self.config.base_url)
         if self.cache is not None and self.read_cache:
             cached = self.cache.get(key)
