@@ -7,7 +7,11 @@ personas, ``--limit 4 --variants 2``, every scenario with 2 probes, judges on,
 
 - wall seconds; LLM calls; ideal = calls x latency / concurrency; wall / ideal (goal 1.5);
 - peak RSS of the run;
-- an identical second run served from the cache: wall and the speed-up (goal 20 x, 3 s).
+- an identical second run served from the cache: wall, LLM calls (goal 0) and the speed-up (goal
+  20 x, 3 s), and whether its records are the first run's (run id and bot latency aside).
+
+Run it twice: identical runs make identical numbers of calls (identical requests in flight are
+asked once). ``--checkout PATH`` measures another source tree (an older commit) the same way.
 
     python bench/pipeline.py [--latency 0.05] [--concurrency 16] [--limit 4] [--variants 2]
 """
@@ -65,6 +69,16 @@ def run(
 
 
 STARTED = 0.0
+RECORD_FILES = ("probes.jsonl", "responses.jsonl", "scores.jsonl")
+VOLATILE = {"run_id", "latency_s"}
+
+
+def records(path: Path) -> list[dict]:
+    """A run's records without what differs between identical runs (its id, the bot's latency)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return sorted(
+        (json.dumps({k: v for k, v in r.items() if k not in VOLATILE}, sort_keys=True) for r in rows)
+    )
 
 
 def kind(request: dict) -> str:
@@ -162,6 +176,10 @@ def main() -> None:
             f"cached re-run: exit {status}, {again:.1f} s wall, {len(server.requests) - calls} LLM calls, "
             f"{wall / again:.1f} x faster (goal 20 x and 3 s)"
         )
+        first_run, second_run = sorted((work / "runs").iterdir())
+        same = [name for name in RECORD_FILES if records(first_run / name) == records(second_run / name)]
+        listed = ", ".join(same)
+        print(f"  records identical to the first run's: {len(same)} of {len(RECORD_FILES)} files ({listed})")
 
 
 if __name__ == "__main__":
