@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 from collections.abc import Callable, Collection
@@ -247,15 +246,6 @@ def load_qaps(path: Path) -> list[QAP]:
             raise ConfigError(f"{source}: field 'id': duplicate QAP id '{qap.id}'")
         seen.add(qap.id)
     return qaps
-
-
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 LLM_ENV = {

@@ -68,3 +68,46 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
     assert "write questions: about 2 LLM calls, about" in again.stdout  # one new group, timed
     assert "(3 groups of cells, 2 answered from the cache)" in again.stdout
     assert "time unknown" not in again.stdout and "in all: about" in again.stdout
+
+
+def test_a_timed_run_is_scaled_to_the_servers_speed_now():
+    then = KindPace(calls=10, seconds_per_call=8.0, concurrency=4, decode=20.0)
+    assert wall_per_call(EndpointPace(decode=20.0, kinds={"schema": then}), "schema", 4) == 2.0
+    # the machine writes half as fast as when those calls were timed: twice as long
+    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema": then}), "schema", 4) == 4.0
+    unknown = then.model_copy(update={"decode": None})  # a remote endpoint: no speed to scale by
+    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema": unknown}), "schema", 4) == 2.0
+
+
+@pytest.mark.integration
+def test_a_fresh_machine_times_the_embedded_server_before_the_plan(tmp_path: Path, monkeypatch):
+    """Issue 45 part 7: no pace recorded yet, so the estimate used to say "time unknown"; the run
+    now starts its embedded server first, times it, and the run uses that same server."""
+    from simpop.llm import endpoint_for
+    from simpop.models import QWEN_0_5B, RunConfig
+    from simpop.run.estimate import estimate, estimate_lines, time_servers
+    from simpop.run.plan import load_inputs
+
+    monkeypatch.setenv("SIMPOP_CACHE_DIR", str(tmp_path / "cache"))
+    config = RunConfig(
+        name="fresh",
+        target={"kind": "qap", "qaps": str(ROOT / "data/medquad-eye/qaps.jsonl")},
+        personas=str(ROOT / "personas"),
+        persona_ids=["typical-adult"],
+        seeds=str(ROOT / "data/medquad-eye/qaps.jsonl"),
+        variants=1,
+        limit=1,
+        scenarios=[],
+        llm={"model": QWEN_0_5B, "concurrency": 1},
+    )
+    found = estimate(config, load_inputs(config))
+    assert "time unknown" in "\n".join(estimate_lines(found))
+    timed = time_servers(found)
+    server = endpoint_for(config.llm)
+    try:
+        assert server.speed is not None and read_paces()  # timed, and recorded for the next runs
+        lines = "\n".join(estimate_lines(timed))
+        assert "time unknown" not in lines and "in all: about" in lines, lines
+        assert server is endpoint_for(config.llm) and server._url is not None  # the run's own
+    finally:
+        server.close()

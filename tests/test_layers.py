@@ -18,6 +18,7 @@ LAYERS = [
         "textfiles",
         "yamlfiles",
         "redact",
+        "backoff",
         "spreadsheet",
         "sentences",
         "models",

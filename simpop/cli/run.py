@@ -187,9 +187,12 @@ def run(
     for note in language_notes(config, inputs.personas):
         err_console.print(f"note: {note}", soft_wrap=True, highlight=False)
     if dry_run or not resume_id:
-        from simpop.run.estimate import estimate, estimate_lines
+        from simpop.run.estimate import estimate, estimate_lines, time_servers
 
-        lines = estimate_lines(estimate(config, inputs, use_cache=not no_cache))
+        found = estimate(config, inputs, use_cache=not no_cache)
+        if not dry_run:  # the run's own servers, timed now: the estimate is at today's pace
+            found = time_servers(found)
+        lines = estimate_lines(found)
         if dry_run:
             console.print("\n".join(lines), soft_wrap=True, highlight=False)
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from simpop.llm.cache import ResponseCache
 from simpop.llm.client import LLMClient, LLMError, LLMInvalidReply, LLMRequestFailed, LLMUnavailable
 from simpop.llm.endpoint import Endpoint, RemoteEndpoint
-from simpop.llm.local import EmbeddedServer
+from simpop.llm.local import EmbeddedServer, embedded_server
 from simpop.models import LLMConfig
 from simpop.paths import cache_dir
 
@@ -19,6 +19,7 @@ __all__ = [
     "LLMUnavailable",
     "RemoteEndpoint",
     "ResponseCache",
+    "embedded_server",
     "endpoint_for",
     "open_llm",
 ]
@@ -26,7 +27,7 @@ __all__ = [
 
 def endpoint_for(config: LLMConfig) -> Endpoint:
     """The configured endpoint, or the embedded local server when there is no ``base_url``."""
-    return RemoteEndpoint(config.base_url) if config.base_url else EmbeddedServer(config)
+    return RemoteEndpoint(config.base_url) if config.base_url else embedded_server(config)
 
 
 def open_llm(config: LLMConfig, use_cache: bool = True) -> LLMClient:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import random
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from simpop.backoff import MAX_WAIT_S, backoff_delay
 from simpop.errors import SimpopError
 from simpop.llm.cache import ResponseCache, cache_key
 from simpop.llm.endpoint import Endpoint
@@ -358,13 +358,13 @@ class LLMClient:
         return reply
 
     def _backoff(self, error: Exception, attempt: int) -> float:
-        delay = self.config.retry_backoff * (2**attempt) * random.uniform(0.5, 1.0)
+        delay = backoff_delay(self.config.retry_backoff, attempt)
         response = getattr(error, "response", None)
         retry_after = response.headers.get("retry-after") if response is not None else None
         if retry_after:
             with suppress(ValueError):  # an HTTP-date or junk: keep our own backoff
-                delay = max(delay, min(float(retry_after), 60.0))
-        return min(delay, 60.0)
+                delay = max(delay, min(float(retry_after), MAX_WAIT_S))
+        return delay
 
     def _final_error(self, error: Exception, tries: int) -> Exception:
         import openai

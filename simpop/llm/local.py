@@ -213,6 +213,8 @@ class EmbeddedServer:
         return self.speed.timeout(self.config) if self.speed else REMOTE_TIMEOUT_S
 
     async def url(self) -> str:
+        if self._url is not None:  # started before the run's event loop (to time it): no lock
+            return self._url
         async with self._lock:
             if self._url is None:
                 await asyncio.to_thread(self.start)
@@ -222,3 +224,22 @@ class EmbeddedServer:
     def close(self) -> None:
         self._server = None
         self._url = None
+
+
+_STARTED: dict[tuple[object, ...], EmbeddedServer] = {}
+
+
+def embedded_server(config: LLMConfig) -> EmbeddedServer:
+    """This process's one embedded server for ``config``'s model and server settings, so one
+    started (and timed) before a run, for its estimate, is the one the run then uses."""
+    key = (
+        config.model,
+        config.concurrency,
+        config.context_per_slot,
+        config.threads,
+        config.timeout,
+        config.max_tokens,
+    )
+    if key not in _STARTED:
+        _STARTED[key] = EmbeddedServer(config)
+    return _STARTED[key]

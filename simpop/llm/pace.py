@@ -28,6 +28,7 @@ class KindPace(Record):
     calls: int = Field(gt=0)
     seconds_per_call: float = Field(ge=0, description="mean time from request to reply")
     concurrency: int = Field(gt=0, description="requests the run had in flight at most")
+    decode: float | None = Field(None, description="the embedded server's writing speed that run")
 
     @property
     def wall_per_call(self) -> float:
@@ -92,6 +93,9 @@ def record_client_pace(client: LLMClient) -> None:
     kinds = dict(current.kinds)
     for kind, (calls, seconds) in answered.items():
         kinds[kind] = KindPace(
-            calls=calls, seconds_per_call=seconds / calls, concurrency=client.config.concurrency
+            calls=calls,
+            seconds_per_call=seconds / calls,
+            concurrency=client.config.concurrency,
+            decode=current.decode if client.config.base_url is None else None,
         )
     _update(client.config, kinds=kinds)

@@ -1,4 +1,4 @@
-"""Metrics: one module per metric, each registering itself with ``@metric`` (see ``base``)."""
+"""Metrics: one module per metric, each registering itself with ``@metric`` (see ``metric``)."""
 
 from __future__ import annotations
 

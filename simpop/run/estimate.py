@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from simpop.llm import LLMClient, open_llm
+from simpop.llm import LLMClient, embedded_server, open_llm
 from simpop.llm.client import CallKind
 from simpop.llm.pace import EndpointPace, pace_of
 from simpop.models import LLMConfig, RunConfig
@@ -45,6 +45,8 @@ class StageCost:
     calls: float
     seconds: float | None
     detail: str
+    llm: LLMConfig | None = None  # who makes the calls
+    kind: CallKind = "schema"
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,15 @@ class RunEstimate:
     stages: list[StageCost]
     paces: list[str]  # where each known pace comes from
     conversations: int = 0
+    configs: tuple[LLMConfig, ...] = ()  # the LLMs that will be called
+
+    def retimed(self) -> RunEstimate:
+        """The same calls at the pace recorded now (after ``time_servers``)."""
+        stages = [
+            replace(s, seconds=_cost(s.stage, s.calls, s.llm, s.kind, s.detail).seconds) if s.llm else s
+            for s in self.stages
+        ]
+        return replace(self, stages=stages, paces=[_where(c) for c in self.configs])
 
     @property
     def seconds(self) -> float | None:
@@ -69,7 +80,10 @@ def wall_per_call(pace: EndpointPace | None, kind: CallKind, concurrency: int) -
     if pace is None:
         return None
     if kind in pace.kinds:
-        return pace.kinds[kind].wall_per_call
+        then = pace.kinds[kind]
+        # that run's calls at the speed the server has now: a busier machine, longer calls
+        slower = then.decode / pace.decode if then.decode and pace.decode else 1.0
+        return then.wall_per_call * slower
     if pace.prefill and pace.decode:
         prompt, reply = TYPICAL_TOKENS[kind]
         return prompt / pace.prefill + reply / (pace.decode * concurrency)
@@ -78,7 +92,7 @@ def wall_per_call(pace: EndpointPace | None, kind: CallKind, concurrency: int) -
 
 def _cost(stage: str, calls: float, config: LLMConfig, kind: CallKind, detail: str) -> StageCost:
     per_call = wall_per_call(pace_of(config), kind, config.concurrency)
-    return StageCost(stage, calls, None if per_call is None else calls * per_call, detail)
+    return StageCost(stage, calls, None if per_call is None else calls * per_call, detail, config, kind)
 
 
 def _where(config: LLMConfig) -> str:
@@ -170,7 +184,17 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         stages=stages,
         paces=[_where(c) for c in configs.values()],
         conversations=len(inputs.conversations),
+        configs=tuple(configs.values()),
     )
+
+
+def time_servers(found: RunEstimate) -> RunEstimate:
+    """Start the embedded servers the run will call and time them now (the run then uses them),
+    so that a fresh machine gets an estimate and a busy one a longer one."""
+    servers = [embedded_server(c) for c in found.configs if c.base_url is None and c.timeout is None]
+    for server in dict.fromkeys(servers):
+        server.start()
+    return found.retimed() if servers else found
 
 
 def duration(seconds: float) -> str:

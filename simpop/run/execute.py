@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from contextlib import nullcontext, suppress
 from datetime import datetime, timezone
+from typing import Any
 
 from rich.progress import Progress
 
@@ -39,7 +40,7 @@ from simpop.run.generate import generate_probes
 from simpop.run.plan import RunInputs
 from simpop.run.score import score_case
 from simpop.run.summarise import summarise
-from simpop.run.tasks import stage_progress
+from simpop.run.tasks import first_failure, stage_progress
 from simpop.store import (
     CONVERSATIONS_FILE,
     EXPLAINED_FILE,
@@ -90,7 +91,7 @@ class CellStream:
         # cells on their way at most: generation waits for room, so a run holds a bounded
         # number of cells in memory however many it has
         self.room = asyncio.Semaphore(BACKLOG_PER_SLOT * max(ask_slots, judge_slots))
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.tasks: asyncio.TaskGroup | None = None
 
     def _done(self, cell: Cell) -> dict[str, Score]:
         found = ((m.name, self.scores.get(f"{cell.cell_id}/{m.name}")) for m in self.metrics)
@@ -107,7 +108,8 @@ class CellStream:
     async def follow(self, cell: Cell, probe: Probe | None = None) -> None:
         """Start ``cell`` on its way (its probe is recorded), once there is room."""
         await self.room.acquire()
-        self.tasks.add(asyncio.ensure_future(self._finish(cell, probe)))
+        assert self.tasks is not None, "follow() is called by the generation that run() runs"
+        self.tasks.create_task(self._finish(cell, probe))
 
     async def _finish(self, cell: Cell, probe: Probe | None) -> None:
         try:
@@ -127,21 +129,11 @@ class CellStream:
         finally:
             self.room.release()
 
-    async def run(self, generation: Awaitable[None]) -> None:
+    async def run(self, generation: Coroutine[Any, Any, None]) -> None:
         """Run ``generation`` (which calls ``follow`` for the probes it writes) and every cell
         to the end; the first failure cancels the rest and is raised."""
-        self.tasks.add(asyncio.ensure_future(generation))
-        try:
-            while self.tasks:
-                for task in [t for t in self.tasks if t.done()]:
-                    self.tasks.discard(task)
-                    task.result()
-                if self.tasks:
-                    await asyncio.wait(self.tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in self.tasks:
-                task.cancel()
-            await asyncio.gather(*self.tasks, return_exceptions=True)
+        async with first_failure() as self.tasks:
+            self.tasks.create_task(generation)
 
 
 def judge_slots(judge: LLMClient) -> int:

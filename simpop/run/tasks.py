@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
-import itertools
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
 
 from rich.progress import Progress
 
@@ -18,25 +18,37 @@ def stage_progress(progress: Progress | None, label: str, total: int, done: int)
     return lambda: progress.advance(task)
 
 
-async def gather_all(jobs: Iterable[Awaitable[None]], limit: int | None = None) -> None:
+@asynccontextmanager
+async def first_failure() -> AsyncIterator[asyncio.TaskGroup]:
+    """A task group whose first failure cancels the rest and is raised as it is (not inside an
+    exception group, so callers catch the error they know)."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            yield group
+    except BaseExceptionGroup as errors:
+        first: BaseException = errors
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+
+
+async def gather_all(jobs: Iterable[Coroutine[Any, Any, None]], limit: int | None = None) -> None:
     """Run jobs together, at most ``limit`` at once (taking the next from ``jobs`` as one
     ends, so a lazy iterable is never held whole); the first unexpected failure cancels the
     rest and is raised."""
+    room = asyncio.Semaphore(limit) if limit is not None else None
     pending = iter(jobs)
-    tasks: set[asyncio.Future[None]] = set()
     try:
-        while True:
-            for job in itertools.islice(pending, None if limit is None else limit - len(tasks)):
-                tasks.add(asyncio.ensure_future(job))
-            if not tasks:
-                return
-            done, tasks = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                task.result()
+        async with first_failure() as group:
+            while True:
+                if room is not None:
+                    await room.acquire()  # before the next job is made
+                job = next(pending, None)
+                if job is None:
+                    break
+                task = group.create_task(job)
+                if room is not None:
+                    task.add_done_callback(lambda _: room.release())
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
         for job in pending:  # never started: close, so Python does not warn it was never awaited
-            if inspect.iscoroutine(job):
-                job.close()
+            job.close()

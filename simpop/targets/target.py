@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import random
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
 from pydantic import Field, model_validator
 
+from simpop.backoff import backoff_delay
 from simpop.errors import SimpopError
 from simpop.models import Answer, Context, Exchange, TargetSettings, register_settings, target_kinds
 from simpop.targets.no_answer_rule import NoAnswerRule
@@ -147,7 +147,7 @@ async def with_retries(
         except Exception as error:
             if attempt == retries or not retryable(error):
                 raise
-            await asyncio.sleep(backoff * (2**attempt) * random.uniform(0.5, 1.0))
+            await asyncio.sleep(backoff_delay(backoff, attempt))
     raise AssertionError("unreachable")
 
 
