@@ -6,12 +6,13 @@ verdicts of the worst answers per scenario (the ones a report shows), counted in
     python bench/judge_speed.py RUN [--answers N] [--model qwen2.5-coder-0.5b-instruct-q4_k_m]
                                     [--concurrency 4] [--no-reasons] [--order run|prefix] [--busy N]
 
-RUN is a run directory (e.g. the README's main command's). The answers are judged in the order
-the run wrote them, as a streamed run judges them (``--order prefix``: those sharing a context
-and answer together), all by default. Prints seconds per answer (verdicts, reasons, total), LLM
-calls per answer, and where the server's time went (prefill, the prompt's reading; decode, the
-reply's writing) with the share of prompt tokens reused from a shared prefix. Run it on a quiet
-machine, and with ``--busy N`` beside N processes spinning on the CPU.
+RUN is a run directory (e.g. the full study's, targets/eye-qap.yaml --variants 3 --limit 10).
+The answers are judged in the order the run wrote them, as a streamed run judges them
+(``--order prefix``: those sharing a context and answer together), all by default. Prints
+seconds per answer (verdicts, reasons, total), LLM calls per answer, and where the server's
+time went (prefill, the prompt's reading; decode, the reply's writing) with the share of prompt
+tokens reused from a shared prefix. Run it on a quiet machine, and with ``--busy N`` beside N
+processes spinning on the CPU.
 """
 
 from __future__ import annotations

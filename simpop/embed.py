@@ -23,7 +23,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 MEMORY_VECTORS = 10_000  # vectors kept in memory (384 floats each: ~16 MB at most)
-# the languages a built-in model was trained for and measured on (README "Languages")
+# the languages a built-in model was trained for and measured on (`docs/measured.md`,
+# "Embeddings per language")
 MODEL_LANGUAGES = {
     DEFAULT_EMBEDDING_MODEL: ("en",),
     MULTILINGUAL_EMBEDDING_MODEL: ("en", "de", "fr", "it", "es"),

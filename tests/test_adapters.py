@@ -295,12 +295,14 @@ def test_the_readme_http_example_runs_against_the_bundled_echo_bot(monkeypatch):
 
     from simpop.testing.http_bot import echo
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    [block] = [
+    root = Path(__file__).parent.parent  # the example is in the README or the docs (how-to/your-own-bot.md)
+    documents = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    [block] = {
         b
-        for b in re.findall(r"```yaml\n(.*?)```", readme, re.S)
+        for doc in documents
+        for b in re.findall(r"```yaml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
         if "kind: http\n  url: http://127.0.0.1:8080" in b
-    ]
+    }
     target = yaml.safe_load(block)["target"]
     assert target["url"] == "http://127.0.0.1:8080/chat"  # the echo bot's default port
     monkeypatch.setenv("EYE_BOT_TOKEN", "t0ken")

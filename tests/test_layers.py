@@ -1,5 +1,5 @@
-"""Imports flow one way through the layers the README's Layout section names, and no two modules
-of the package share a name."""
+"""Imports flow one way through the layers ``docs/reference/contributing.md`` (Layout) names,
+and no two modules of the package share a name."""
 
 from __future__ import annotations
 

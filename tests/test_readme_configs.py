@@ -1,10 +1,12 @@
-"""Every YAML config block of the README runs as shown (issue 21): each is merged into a small
-run config and run for real against simpop's own demo bots and fake servers on 127.0.0.1.
+"""Every YAML config block of the README and of the docs site (``docs/``) runs as shown (issues 21
+and 46): each is merged into a small run config and run for real against simpop's own demo bots
+and fake servers on 127.0.0.1.
 
 The only changes made to a block are the ones a reader makes too: endpoints point at the
 loopback fakes (``base_url``, the ``http`` bot's port), and placeholders are filled or left
 out (``llm: {...}``, the Chroma host on another machine, an NLI model, a verifier and safety
-classifier files that do not exist here). A block added to the README without a case here fails
+classifier files that do not exist here). A persona block is saved as a persona file and played;
+a policy block gates the run. A block added to the README or the docs without a case here fails
 the first test."""
 
 from __future__ import annotations
@@ -23,7 +25,18 @@ from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import HTTPBotServer, echo, qap_bot
 from simpop.testing.patients import count, reworded, task_text, with_judges
 
-BLOCKS = re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+# the README first, then the docs' pages by path; a block that repeats an earlier one is run once
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def yaml_blocks(text: str) -> list[str]:
+    """The ```yaml (or ```yml) fenced blocks of a Markdown text, indented ones (in a list) too."""
+    return re.findall(r"^[ \t]*```ya?ml[^\n]*\n(.*?)```", text, re.S | re.M)
+
+
+BLOCKS = list(
+    dict.fromkeys(block for doc in DOCUMENTS for block in yaml_blocks(doc.read_text(encoding="utf-8")))
+)
 QAPS = [
     json.loads(line)
     for line in (ROOT / "data/medquad-eye/qaps.jsonl").read_text(encoding="utf-8").splitlines()
@@ -34,6 +47,8 @@ ANSWER = "Cataract is a clouding of the lens of the eye. Please see your eye doc
 def _case(block: str) -> str:
     """Which README block this is, by what it configures."""
     data = yaml.safe_load(block)
+    if "vignette" in data:
+        return "persona"
     if "name" in data:
         return "run config"
     if "target" in data:
@@ -43,17 +58,18 @@ def _case(block: str) -> str:
 
 
 CASES = [
-    "run config",
-    "judge + scoring",
-    "basis + rules",
-    "topics",
-    "target naive_rag",
-    "target openai_chat",
+    "run config",  # README.md (and docs/getting-started.md)
+    "judge + scoring",  # docs/concepts/metrics.md
+    "basis + rules",  # docs/concepts/reports.md
+    "topics",  # docs/concepts/scenarios.md
+    "target naive_rag",  # docs/concepts/targets.md
+    "llm",  # docs/how-to/other-llm.md
+    "embedding",
+    "target openai_chat",  # docs/how-to/your-own-bot.md
     "target http",
     "target http no_answer",
     "target python",
-    "llm",
-    "embedding",
+    "persona",  # docs/how-to/your-own-persona.md
 ]
 
 
@@ -117,6 +133,8 @@ def _adapted(case: str, block: dict[str, Any], servers: dict[str, str]) -> dict[
         return base | {"target": block["target"] | {"url": servers["qap"] + "/answer"}}
     if case == "target python":
         return base | block
+    if case == "persona":  # saved as a persona file of its own folder (below)
+        return base | {"personas": "../my-personas"}
     if case == "llm":
         return base | {"llm": block["llm"] | {"base_url": servers["llm"]}}
     assert case == "embedding"
@@ -149,7 +167,12 @@ def test_readme_block_runs(index: int, tmp_path: Path):
         servers = {"llm": llm.base_url, "bot": bot.base_url, "http": http.url, "qap": qap.url}
         config = _adapted(case, block, servers)
         (tmp_path / "targets/readme.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-        options = ["--personas", "typical-adult", "--limit", "1", "--variants", "1", "--scenarios", "none"]
+        persona = "typical-adult"
+        if case == "persona":
+            persona = block["id"]
+            (tmp_path / "my-personas").mkdir()
+            (tmp_path / f"my-personas/{persona}.yaml").write_text(BLOCKS[index])
+        options = ["--personas", persona, "--limit", "1", "--variants", "1", "--scenarios", "none"]
         if case == "topics":
             options += ["--topics", "1", "--variants", "0"]
         if case != "judge + scoring":
@@ -189,3 +212,7 @@ def test_readme_block_runs(index: int, tmp_path: Path):
         assert summary.judge is not None and summary.judge.judged > 0
     if case == "topics":
         assert summary.topics is not None
+    if case == "persona":  # the persona of the block wrote the probes, through its noise model
+        probes = [json.loads(line) for line in (run / "probes.jsonl").read_text().splitlines()]
+        assert probes and all(p["persona_id"] == persona for p in probes)
+        assert all(p["noise"].startswith("typos") for p in probes if p["text"])

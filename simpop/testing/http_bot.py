@@ -30,8 +30,8 @@ class BotReply:
 
 def echo(body: Any) -> BotReply:
     """Echo the question, given as ``{"question": ...}`` or as the last chat message of
-    ``{"messages": [...]}`` (the README's ``http`` example); the reply has both the plain
-    ``answer`` and the README example's ``result`` shape."""
+    ``{"messages": [...]}`` (the ``http`` example of ``docs/how-to/your-own-bot.md``); the reply
+    has both the plain ``answer`` and that example's ``result`` shape."""
     question = ""
     if isinstance(body, dict):
         messages = body.get("messages")
