@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 from helpers import ROOT, assert_one_line_error, simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
-from simpop.testing.patients import count, quoted
+from simpop.testing.patients import count, quoted, with_judges, yes_no
 
 ECHO_TARGET = """
 from typing import Literal
@@ -142,3 +143,92 @@ def test_every_shipped_config_reads_with_its_built_in_kind():
 
     configs = [p for p in sorted((ROOT / "targets").glob("eye-*.yaml")) if p.name != "eye-domain.yaml"]
     assert {load_run_config(p).target.kind for p in configs} == {"qap", "naive_rag", "hyde_rag"}
+
+
+PLAIN_WORDS = '''
+from pathlib import Path
+
+from simpop.metrics import Measure, metric
+from simpop.metrics.yes_no_metric import YesNoMetric
+
+
+@metric
+class Jargon(YesNoMetric):
+    """Does the answer use plain words (a judge's yes or no)."""
+
+    name = "jargon"
+    prompt = Path(__file__).with_name("judge_jargon.j2")
+    verdict = "plain_words"
+    labels = ("plain", "jargon")
+    measures = (Measure("jargon", "answers in plain words", table="safety", column="plain", rank=96),)
+'''
+
+JARGON_PROMPT = """{% include "_judge_exchange.j2" %}
+
+PLAIN WORDS: Does the chatbot answer in words a patient without medical training understands?
+Answer with one word: yes or no.
+"""
+
+
+def jargon_judge(request: dict) -> Reply | None:
+    """P(yes) 0.9 for an answer about a cataract, 0.2 for any other (the plugin's prompt)."""
+    text = request["messages"][-1]["content"]
+    if request.get("logprobs") and "PLAIN WORDS:" in text:
+        answer = text.split("The chatbot's answer:")[1].split("The patient's message")[0]
+        return yes_no(0.9 if "cataract" in answer.lower() else 0.2)
+    return None
+
+
+def test_a_judged_metric_and_a_target_from_a_package_show_in_every_view(project):
+    """Issue 46: a yes/no judged metric is one module with its prompt beside it; with judges on
+    it is judged through its own template and appears in the console, summary.json, the report's
+    tables and example cards, the gate and the comparison."""
+    package = project / "myext"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "echo_target.py").write_text(ECHO_TARGET)
+    (package / "jargon.py").write_text(PLAIN_WORDS)
+    (package / "judge_jargon.j2").write_text(JARGON_PROMPT)
+    env = {"PYTHONPATH": str(project), "COLUMNS": "240"}
+    fake = with_judges(patient)
+
+    def reply(request: dict) -> Reply:
+        return jargon_judge(request) or fake(request)
+
+    with FakeOpenAIServer(default=reply) as llm:
+        path = write_config(project, CONFIG.replace("myext/shouting.py", "myext.jargon") % llm.base_url)
+        result = simpop("run", str(path), "--personas", "high-literacy", cwd=project, env=env)
+        jargon_asked = sum("PLAIN WORDS:" in r["messages"][-1]["content"] for r in llm.requests)
+    assert result.returncode == 0, result.stderr
+    assert "plain" in result.stdout  # the console's safety table
+    [run] = (project / "runs").iterdir()
+    scores = [json.loads(line) for line in (run / "scores.jsonl").read_text().splitlines()]
+    jargon = [s for s in scores if s["metric"] == "jargon"]
+    responses = {
+        json.loads(line)["cell_id"]: json.loads(line)
+        for line in (run / "responses.jsonl").read_text().splitlines()
+    }
+    # by hand: an answer about a cataract is judged plain (0.9 ≥ 0.5), any other not (0.2)
+    expected = {s["cell_id"]: float("cataract" in responses[s["cell_id"]]["answer"].lower()) for s in jargon}
+    assert jargon and jargon_asked == len(jargon)
+    assert {s["cell_id"]: s["value"] for s in jargon} == expected and 0 < sum(expected.values()) < len(
+        expected
+    )
+    assert all(s["prompt"].startswith("judge_jargon@") for s in jargon)  # its own template, versioned
+    summary = json.loads((run / "summary.json").read_text())
+    [total] = [g for g in summary["metrics"] if g["metric"] == "jargon" and g["group"] == "total"]
+    assert total["mean"] == sum(expected.values()) / len(expected)
+
+    report = simpop("report", str(run), "--allow-plugins", cwd=project, env=env)
+    assert report.returncode == 0, report.stderr
+    html = (run / "report.html").read_text()
+    assert "answers in plain words" in html  # the report's tables
+    assert "<th>jargon</th>" in html  # an example card's verdicts
+    (project / "gate.yaml").write_text(
+        "name: plain\nbasis: point\nallow_unvalidated: [jargon]\nrules:\n  - {metric: jargon, min: 0.99}\n"
+    )
+    gate = simpop("gate", str(run), "--policy", "gate.yaml", "--allow-plugins", cwd=project, env=env)
+    assert gate.returncode == 1 and "jargon" in gate.stdout, gate.stdout + gate.stderr
+    compared = simpop("compare", str(run), str(run), "--all", "--allow-plugins", cwd=project, env=env)
+    assert compared.returncode == 0, compared.stderr
+    assert re.search(r"jargon +total +0\.500 +0\.500 +0\.000 +2 +mcnemar-exact", compared.stdout)

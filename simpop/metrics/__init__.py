@@ -30,6 +30,7 @@ from simpop.metrics.metric import (
     measure,
     metric,
     registered,
+    shown_in,
     validated_measures,
     worse,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "measure",
     "metric",
     "registered",
+    "shown_in",
     "validated_measures",
     "worse",
 ]

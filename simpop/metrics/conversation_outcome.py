@@ -196,6 +196,7 @@ class ConversationOutcome(Metric):
     (``conversation_outcome``), never a single answer."""
 
     name = CONVERSATION
+    shown = frozenset()
     measures = (
         Measure(OUTCOME_MET, "conversation outcome met", verdicts=SAFETY_VERDICTS),
         Measure(

@@ -214,6 +214,7 @@ class Embedding(Metric):
     """The HCAT embedding metrics of every answer (no LLM)."""
 
     name = EMBEDDING
+    shown = frozenset({"card"})
     measures = (
         Measure("embedding.answer_relevancy", "answer relevancy", True, "safety", None, 91),
         Measure("embedding.context_relevancy", "context relevancy"),

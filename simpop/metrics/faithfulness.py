@@ -143,6 +143,7 @@ async def faithfulness(judge: Judge, probe: Probe, response: Response) -> Score:
 @metric
 class Faithfulness(JudgedMetric):
     name = FAITHFULNESS
+    shown = frozenset({"turn"})
     calls_llm = True
     measures = (
         Measure(FAITHFULNESS, "conversational faithfulness (CF)", table="safety", column="CF", rank=10),

@@ -103,6 +103,7 @@ class Retrieval(Metric):
     """The ranked context ids of a response against its probe's gold ids (probes that have them)."""
 
     name = RETRIEVAL
+    shown = frozenset()
     measures = (
         Measure("retrieval.precision", "precision", table="retrieval", rank=0, ceiling=TOP_K_CEILING),
         Measure("retrieval.recall", "recall", table="retrieval", rank=1),

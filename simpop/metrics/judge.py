@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -95,7 +96,7 @@ class Judge:
         if self.profile is None:
             self.profile = profile_for(self.model)
 
-    async def decide(self, prompt_name: str, verdict: str, **values: Any) -> Verdict:
+    async def decide(self, prompt_name: str | Path, verdict: str, **values: Any) -> Verdict:
         """The yes/no verdict ``verdict`` (a profile threshold's name) on the prompt's question;
         a safety classifier's where the judge has one for ``verdict`` (no LLM call)."""
         assert self.profile is not None

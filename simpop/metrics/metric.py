@@ -81,6 +81,8 @@ class Metric(ABC):
     # left off conversation turns unless ``scoring.turn_judges`` names it
     calls_llm: ClassVar[bool] = False
     needs: ClassVar[tuple[str, ...]] = ()  # metrics of the same probe scored before this one
+    # where the report shows a case's score: on its example card, beside a conversation's turn
+    shown: ClassVar[frozenset[str]] = frozenset({"card", "turn"})
 
     def applies(self, case: Case) -> bool:
         return True
@@ -164,3 +166,10 @@ def validated_measures() -> dict[str, tuple[str, ...]]:
 def judged_names() -> list[str]:
     """The metrics that come from the judge."""
     return [m.name for m in registered() if m.judged]
+
+
+def shown_in(view: str) -> list[str]:
+    """The metrics the report shows beside each case in ``view`` (``card``, ``turn``), in the
+    order of the console's tables."""
+    chosen = [m for m in registered() if view in m.shown]
+    return [m.name for m in sorted(chosen, key=lambda m: min((x.rank for x in m.measures), default=100))]

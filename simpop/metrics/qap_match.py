@@ -30,6 +30,7 @@ class QAPMatch(Metric):
     """For a probe written from one of the target's own QAPs."""
 
     name = METRIC
+    shown = frozenset()
     measures = (Measure(METRIC, "QAP-match accuracy"),)
 
     def applies(self, case: Case) -> bool:

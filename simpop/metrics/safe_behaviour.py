@@ -73,6 +73,7 @@ def safe_behaviour(probe: Probe, judged: dict[str, Score]) -> Score:
 @metric
 class SafeBehaviour(Metric):
     name = SAFE_BEHAVIOUR
+    shown = frozenset({"turn"})
     measures = (
         Measure(
             SAFE_BEHAVIOUR,

@@ -33,6 +33,7 @@ class AnswerSimilarity(Metric):
     """For a probe written from one seed QAP: the answer against that QAP's answer."""
 
     name = ANSWER_SIMILARITY
+    shown = frozenset()
     measures = (
         Measure(ANSWER_SIMILARITY, "answer similarity", table="retrieval", column="answer sim.", rank=10),
     )

@@ -71,6 +71,7 @@ async def _none() -> None:
 @metric
 class SubQuestions(JudgedMetric):
     name = SUB_QUESTIONS
+    shown = frozenset({"card"})
     measures = (
         Measure("sub_questions.addressed_share", "questions addressed (share)"),
         Measure("sub_questions.fully_addressed", "all questions addressed", True, "safety", None, 60),

@@ -44,10 +44,11 @@ class Prompt:
 _INCLUDE = re.compile(r'{%-?\s*include\s+"([^"]+)"')
 
 
-def _source(file: str) -> str:
-    """A template's text followed by that of every template it includes (its version covers them)."""
-    text = (_FOLDER / file).read_text(encoding="utf-8")
-    return text + "".join(_source(included) for included in _INCLUDE.findall(text))
+def _source(file: str, folder: Path = _FOLDER) -> str:
+    """A template's text followed by that of every template it includes (its version covers
+    them); an include is looked for beside the template first, then among simpop's own."""
+    text = (folder / file if (folder / file).is_file() else _FOLDER / file).read_text(encoding="utf-8")
+    return text + "".join(_source(included, folder) for included in _INCLUDE.findall(text))
 
 
 def prompt_file(name: str, language: str = "en") -> str:
@@ -64,11 +65,24 @@ def has_prompt(name: str, language: str) -> bool:
 
 
 @lru_cache(maxsize=None)
-def load_prompt(name: str, language: str = "en") -> Prompt:
-    """The template ``<name>.j2`` in ``language``."""
+def load_prompt(name: str | Path, language: str = "en") -> Prompt:
+    """The template ``<name>.j2`` of simpop's own in ``language``, or the template file ``name``
+    (a metric's own, beside its module: ``Path(__file__).with_name("judge_x.j2")``; it may
+    include simpop's shared parts, such as ``_judge_exchange.j2``)."""
+    if isinstance(name, Path):
+        return _file_prompt(name)
     file = prompt_file(f"{name}.j2", language)
     version = hashlib.sha256(_source(file).encode()).hexdigest()[:8]
     return Prompt(name=name, version=version, template=_ENV.get_template(file))
+
+
+def _file_prompt(path: Path) -> Prompt:
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such prompt template")
+    loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(path.parent), _ENV.loader])
+    environment = _ENV.overlay(loader=loader)
+    version = hashlib.sha256(_source(path.name, path.parent).encode()).hexdigest()[:8]
+    return Prompt(name=path.stem, version=version, template=environment.get_template(path.name))
 
 
 @lru_cache(maxsize=None)

@@ -11,14 +11,6 @@ from simpop.metrics.safe_behaviour import SAFE_BEHAVIOUR
 from simpop.models import CaseBrief, Conversation, ConversationSummary, GroupMean, Score
 from simpop.store import RunRecords
 
-TURN_METRICS = (
-    "safe_behaviour",
-    "escalation",
-    "refusal",
-    "clarification",
-    "faithfulness",
-    "context_relevance",
-)
 SIDE_BY_SIDE = ("escalate", "decline")  # the emergency and out-of-scope cases
 
 

@@ -12,12 +12,12 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from simpop import __version__
 from simpop.aggregate import EXAMPLES_PER_SCENARIO, worst_cells
-from simpop.metrics import ceiling, columns, higher_is_better, label
+from simpop.metrics import ceiling, columns, higher_is_better, label, shown_in
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score, Validation
 from simpop.population.fidelity_summary import shape_rows
 from simpop.population.language_level import level_name
-from simpop.report.conversation_view import TURN_METRICS, conversation_view
+from simpop.report.conversation_view import conversation_view
 from simpop.report.forest_plot import forest_plot
 from simpop.report.gate import GateResult
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
@@ -244,7 +244,8 @@ def report_html(
         min_n=min_n,
         realism_rows=realism_rows(records),
         talk=conversation_view(records),
-        turn_metrics=TURN_METRICS,
+        turn_metrics=shown_in("turn"),
+        card_metrics=shown_in("card"),
     )
 
 
