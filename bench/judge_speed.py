@@ -33,7 +33,7 @@ from simpop.llm.cache import ResponseCache
 from simpop.metrics import Case, Scorers, registered
 from simpop.metrics.judge import Judge
 from simpop.models import QWEN_0_5B, LLMConfig, Response, Score
-from simpop.run.execute import judge_slots
+from simpop.run.cell_stream import judge_slots
 from simpop.run.explain import explain
 from simpop.run.score import judge_case, shared_prefix
 from simpop.store import RESPONSES_FILE, JsonlLog, RunStore, load_run, score_key

@@ -483,7 +483,7 @@ def test_gather_all_runs_at_most_limit_jobs_and_reads_them_lazily():
 
 def test_the_embedded_server_judges_one_answer_at_a_time_a_remote_endpoint_at_its_concurrency():
     from simpop.llm.local import EmbeddedServer
-    from simpop.run.execute import judge_slots
+    from simpop.run.cell_stream import judge_slots
 
     remote = LLMConfig(base_url="http://127.0.0.1:9/v1", model="m", concurrency=8)
     assert judge_slots(LLMClient(remote, RemoteEndpoint(remote.base_url))) == 8
