@@ -16,9 +16,9 @@ import numpy as np
 
 from simpop.calibration.calibrate import calibrate
 from simpop.calibration.scores import score_matrix
+from simpop.evaluation.label_scores import fill_scores
 from simpop.labels.files import load_label_file, read_scale
 from simpop.models import EmbeddingConfig, LLMConfig
-from simpop.run.label_scores import fill_scores
 
 FIGURES = ("auc_after", "ece_before", "ece_after")
 

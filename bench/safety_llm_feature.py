@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 
 from simpop.embed import Embedder
+from simpop.evaluation.agreement import opened_judge
+from simpop.evaluation.safety_agreement import APPLIES, classifier_scores, kappa_of, llm_scores
+from simpop.evaluation.safety_training import select_and_fit
 from simpop.judging.crossval import Predictor, best_threshold, out_of_fold
 from simpop.judging.safety_classifier import SafetyClassifier, fit_classifier, safety_features
 from simpop.labels.safety_pairs import load_corpus, pairs_for
 from simpop.models import DEFAULT_LOCAL_MODEL, LLMConfig
-from simpop.run.agreement import opened_judge
-from simpop.run.safety_agreement import APPLIES, classifier_scores, kappa_of, llm_scores
-from simpop.run.safety_training import select_and_fit
 
 
 def figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> str:

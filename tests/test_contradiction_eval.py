@@ -10,8 +10,8 @@ import pytest
 from helpers import assert_one_line_error, simpop
 
 from simpop.errors import ConfigError
+from simpop.evaluation.contradiction_agreement import load_pairs
 from simpop.judging.crossval import balanced
-from simpop.run.contradiction_agreement import load_pairs
 from simpop.testing.fake_openai import FakeOpenAIServer
 from simpop.testing.patients import task_text, yes_no
 

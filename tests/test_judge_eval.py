@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from simpop.errors import ConfigError
+from simpop.evaluation.agreement import NLIItem, evaluate_rows, groundedness, load_nli
 from simpop.judging.features import FEATURES
-from simpop.run.agreement import NLIItem, evaluate_rows, groundedness, load_nli
 
 ROOT_DATA = Path(__file__).parent.parent / "data" / "kqa-nli"
 

@@ -10,8 +10,8 @@ import pytest
 from helpers import assert_one_line_error, simpop
 
 from simpop.errors import ConfigError
+from simpop.evaluation.refusal_agreement import load_xstest
 from simpop.judging.crossval import balanced
-from simpop.run.refusal_agreement import load_xstest
 from simpop.testing.fake_openai import FakeOpenAIServer
 from simpop.testing.patients import judge_question, task_text, yes_no
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from simpop.errors import ConfigError
+from simpop.evaluation.safety_agreement import evaluate_scorers, paired_difference
 from simpop.judging.safety_classifier import (
     SafetyClassifier,
     feature_names,
@@ -23,7 +24,6 @@ from simpop.llm import LLMClient, RemoteEndpoint
 from simpop.metrics.escalation import escalation
 from simpop.metrics.judge import Judge
 from simpop.models import LLMConfig, Probe, Response, Score
-from simpop.run.safety_agreement import evaluate_scorers, paired_difference
 from simpop.testing.fake_openai import FakeOpenAIServer
 from simpop.testing.patients import judge_question, yes_no
 

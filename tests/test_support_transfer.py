@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from simpop.errors import ConfigError
+from simpop.evaluation.agreement import NLIItem, evaluate_rows, load_nli
 from simpop.judging.features import FEATURES
 from simpop.judging.verifier import VerifierModel
-from simpop.run.agreement import NLIItem, evaluate_rows, load_nli
 
 
 def test_a_claim_evidence_file_is_read_as_statements_and_their_contexts(tmp_path):

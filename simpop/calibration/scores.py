@@ -10,7 +10,7 @@ import numpy as np
 from simpop.labels.files import LabelledItem, resolve
 
 # computes the named scores no item carries yet, in place, among those it may compute; returns
-# the ones computed (``simpop.run.label_scores.fill_scores`` with the models to use)
+# the ones computed (``simpop.evaluation.label_scores.fill_scores`` with the models to use)
 ScoreFiller = Callable[[list[LabelledItem], list[str], tuple[str, ...]], list[str]]
 
 

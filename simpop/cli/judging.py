@@ -16,11 +16,11 @@ from simpop.cli.tables import FittedTable, fmt
 from simpop.models import QWEN_0_5B, QWEN_1_5B
 
 if TYPE_CHECKING:
+    from simpop.evaluation.agreement import JudgeEvaluation
+    from simpop.evaluation.contradiction_agreement import ContradictionEvaluation
+    from simpop.evaluation.refusal_agreement import RefusalEvaluation
     from simpop.judging.crossval import Agreement
     from simpop.models import LLMConfig
-    from simpop.run.agreement import JudgeEvaluation
-    from simpop.run.contradiction_agreement import ContradictionEvaluation
-    from simpop.run.refusal_agreement import RefusalEvaluation
 
 
 def interval(value: float | None, bounds: tuple[float, float] | None) -> str:
@@ -129,7 +129,7 @@ def judge_eval(
     (physicians, K-QA), of the conversation contradiction judge (--judge contradiction), of the
     refusal LLM judge (--judge refusal) or of a safety judge (--judge escalated, false_reassurance,
     refused, clarify)."""
-    from simpop.run.agreement import evaluate
+    from simpop.evaluation.agreement import evaluate
 
     llm, embedding = config_models(config_file)
     if config_file is not None and models:
@@ -191,7 +191,7 @@ def contradiction_eval(
     output: Path | None,
     diagram: Path | None,
 ) -> None:
-    from simpop.run.contradiction_agreement import evaluate_contradiction
+    from simpop.evaluation.contradiction_agreement import evaluate_contradiction
 
     result = asyncio.run(
         evaluate_contradiction(configs, data, limit, use_cache=not no_cache, progress=progress_bars())
@@ -214,7 +214,7 @@ def refusal_eval(
     output: Path | None,
     diagram: Path | None,
 ) -> None:
-    from simpop.run.refusal_agreement import evaluate_refusal
+    from simpop.evaluation.refusal_agreement import evaluate_refusal
 
     result = asyncio.run(
         evaluate_refusal(configs, data, limit, use_cache=not no_cache, progress=progress_bars())
@@ -294,7 +294,7 @@ def judge_train(
     several files: fitted on all, measured on each); with --judge NAME a safety judge's
     classifier on messages, answers and a yes/no label (or on simpop's corpus folder)."""
     from simpop.calibration.workflow import parse_columns
-    from simpop.run.judge_training import train_verifier
+    from simpop.evaluation.judge_training import train_verifier
 
     llm, embedding = config_models(config_file)
     if which in SAFETY_CHOICES:

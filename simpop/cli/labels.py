@@ -103,7 +103,7 @@ def label_source(
 ) -> LabelSource:
     """Which labels to read, how to split them and what computes missing scores, checked."""
     from simpop.calibration.workflow import LabelSource, parse_columns, parse_splits
-    from simpop.run.label_scores import fill_scores
+    from simpop.evaluation.label_scores import fill_scores
 
     fractions, roles = parse_splits(splits), parse_columns(columns)
     llm, embedding = config_models(config_file)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -37,6 +39,11 @@ from simpop.cli.tables import (
 from simpop.config import load_run_config, with_options
 from simpop.models.registry import plugins_allowed
 from simpop.store import RunStore, load_run
+
+if TYPE_CHECKING:
+    from simpop.models import RunConfig, RunSummary
+    from simpop.report.gate import Policy
+    from simpop.run.plan import RunInputs
 
 
 @cli.command()
@@ -115,112 +122,29 @@ def run(
     out: Path,
 ) -> None:
     """Generate patient questions, ask the target, score the answers: CONFIG is a run config."""
-    # bad input fails first and fast: the config, the policy and the calibrator before the
-    # heavy libraries (torch, Chroma) load; then the inputs, then the endpoints
-    if out.is_symlink() and not out.exists():  # a link to nowhere, or one that leads back to itself
-        raise UserError(f"--out {out}: a symlink to no folder (or a symlink loop)")
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out}: is a file, not a folder of runs")
-    if retry_failed and not resume_id:
-        raise UserError("--retry-failed: only with --resume RUN_ID (the run whose failed cells to do again)")
-    # a dry run looks at a config without running its code, unless the user allows it
-    loaded = load_run_config(config_file, import_plugins=not dry_run or plugins_allowed())
-    named_embedding = "model" in loaded.embedding.model_fields_set
-    moved: list[str] = []
-    if resume_id:
-        from simpop.run.resume_config import resumed_config
-
-        store = RunStore.open(out, resume_id)
-        config, moved = resumed_config(store.config(), loaded, config_file, dict(os.environ))
-        chosen = (persona_ids, variants, scenario_ids, probes, conversation_ids, topics, limit, seed)
-        if any(v is not None for v in chosen):
-            err_console.print(
-                "note: --personas/--variants/--scenarios/--probes/--conversations/--topics/--limit/--seed "
-                "are taken from the run being resumed"
-            )
-    else:
-        config = with_options(
-            loaded,
-            dict(os.environ),
-            persona_ids=ids(persona_ids),
-            variants=variants,
-            scenarios=scenario_choice(scenario_ids) if scenario_ids else None,
-            probes=probes,
-            conversations=scenario_choice(conversation_ids) if conversation_ids else None,
-            topics=topics,
-            limit=limit,
-            seed=seed,
-            judges=not no_judge,
-        )
-    if concurrency:
-        config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
-    from simpop.report.gate import load_policy
-    from simpop.run.preflight import check_endpoints
-
-    policy = None if policy_file is None else load_policy(policy_file)  # a bad policy fails before the run
-    calibrator = None
-    if calibrator_file is not None:
-        from simpop.calibration.calibrate import read_calibrator  # scikit-learn: only when asked
-
-        calibrator = read_calibrator(calibrator_file)
-
-    from simpop.metrics import columns
-    from simpop.run.completeness import failure_lines, incomplete_reason
+    options = RunOptions(
+        config_file, resume_id, retry_failed, no_cache, dry_run, policy_file, calibrator_file, out
+    )
+    chosen = {
+        "persona_ids": ids(persona_ids),
+        "variants": variants,
+        "scenarios": scenario_choice(scenario_ids) if scenario_ids else None,
+        "probes": probes,
+        "conversations": scenario_choice(conversation_ids) if conversation_ids else None,
+        "topics": topics,
+        "limit": limit,
+        "seed": seed,
+    }
+    check_options(options)
+    config, store, started = configured(options, chosen, no_judge, concurrency)
+    policy, calibrator = policy_and_calibrator(policy_file, calibrator_file)
+    prepared = prepare(options, config, started, policy)
+    if prepared is None:  # a dry run: the plan was printed
+        return
+    config, inputs = prepared
+    store = run_store(options, store, config, inputs)
     from simpop.run.execute import execute
-    from simpop.run.language_checks import language_notes, with_embedding_for_languages
-    from simpop.run.plan import load_inputs, pinned
 
-    if not resume_id:
-        config = with_embedding_for_languages(config, named_embedding)
-    inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
-    if policy is not None and policy_file is not None:  # and so do ids the policy names that nothing has
-        from simpop.report.policy_ids import check_policy_ids, input_ids
-
-        check_policy_ids(policy, policy_file, input_ids(config, inputs))
-    # and so does an endpoint that is not there or an unset ${VAR}, before anything is printed
-    # (a dry run calls nothing)
-    slow = [] if dry_run else check_endpoints(config)
-    for file, digest in loaded.plugin_files.items():
-        err_console.print(f"plugin: {file} (sha256 {digest}) imported: its code runs as you")
-    for change in moved:
-        err_console.print(f"note: resumed with the endpoint of {config_file} now: {change}", soft_wrap=True)
-    for note in language_notes(config, inputs.personas):
-        err_console.print(f"note: {note}", soft_wrap=True, highlight=False)
-    if dry_run or not resume_id:
-        from simpop.run.estimate import estimate, estimate_lines, time_servers
-
-        found = estimate(config, inputs, use_cache=not no_cache)
-        if not dry_run:  # the run's own servers, timed now: the estimate is at today's pace
-            found = time_servers(found)
-        lines = estimate_lines(found)
-        if dry_run:
-            console.print("\n".join(lines), soft_wrap=True, highlight=False)
-            return
-        err_console.print("\n".join(lines), soft_wrap=True, highlight=False)
-    for note in slow:
-        err_console.print(f"note: {note}")
-    if not resume_id:
-        if inputs.repeated:
-            err_console.print(
-                f"note: {inputs.repeated} QAPs repeat the question of an earlier QAP; "
-                "only the first of each is used as a seed"
-            )
-        no_gold = sum(1 for gold in inputs.gold.values() if gold == [])
-        if no_gold:
-            err_console.print(
-                f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base; "
-                "their retrieval is not scored (summary.json: seeds_without_gold)"
-            )
-        if not inputs.cells and not inputs.conversations:
-            raise UserError(
-                "nothing to run: no variants (--variants 0), no scenarios (--scenarios none), "
-                "no topic questions (--topics 0) and no conversations"
-            )
-        store = RunStore.create(out, pinned(config, inputs))
-    if retry_failed:
-        from simpop.run.retry import drop_failed, retry_line
-
-        err_console.print(retry_line(drop_failed(store)))
     err_console.print(f"run {store.run_id} → {store.directory}")
     summary = run_interruptibly(
         execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars()),
@@ -230,6 +154,167 @@ def run(
             soft_wrap=True,
         ),
     )
+    print_summary(summary, store)
+    finish(options, config, summary, store, calibrator)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of ``simpop run`` that are not settings of the run config."""
+
+    config_file: Path
+    resume_id: str | None
+    retry_failed: bool
+    no_cache: bool
+    dry_run: bool
+    policy_file: Path | None
+    calibrator_file: Path | None
+    out: Path
+
+
+def check_options(options: RunOptions) -> None:
+    """Options that cannot work together or cannot be written to: one line, before anything."""
+    out = options.out
+    if out.is_symlink() and not out.exists():  # a link to nowhere, or one that leads back to itself
+        raise UserError(f"--out {out}: a symlink to no folder (or a symlink loop)")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: is a file, not a folder of runs")
+    if options.retry_failed and not options.resume_id:
+        raise UserError("--retry-failed: only with --resume RUN_ID (the run whose failed cells to do again)")
+
+
+def policy_and_calibrator(
+    policy_file: Path | None, calibrator_file: Path | None
+) -> tuple[Policy | None, Any]:
+    """A bad policy or calibrator fails before the run, and before the heavy libraries load."""
+    from simpop.report.gate import load_policy
+
+    policy = None if policy_file is None else load_policy(policy_file)
+    if calibrator_file is None:
+        return policy, None
+    from simpop.calibration.calibrate import read_calibrator  # scikit-learn: only when asked
+
+    return policy, read_calibrator(calibrator_file)
+
+
+def run_store(options: RunOptions, store: RunStore | None, config: RunConfig, inputs: RunInputs) -> RunStore:
+    """A new run's directory, or the resumed run's, less what failed with ``--retry-failed``."""
+    if store is None:
+        from simpop.run.plan import pinned
+
+        store = RunStore.create(options.out, pinned(config, inputs))
+    if options.retry_failed:
+        from simpop.run.retry import drop_failed, retry_line
+
+        err_console.print(retry_line(drop_failed(store)))
+    return store
+
+
+@dataclass(frozen=True)
+class Started:
+    """What reading the config found that the run announces."""
+
+    plugin_files: dict[str, str]
+    moved: list[str]  # endpoints a resumed run follows to where the config has them now
+    named_embedding: bool  # the config names its embedding model (no choice per language)
+
+
+def configured(
+    options: RunOptions, chosen: dict[str, Any], no_judge: bool, concurrency: int | None
+) -> tuple[RunConfig, RunStore | None, Started]:
+    """The run config: CONFIG with the command's options, or the resumed run's own (with the
+    endpoints of CONFIG now); the resumed run's store."""
+    # a dry run looks at a config without running its code, unless the user allows it
+    loaded = load_run_config(options.config_file, import_plugins=not options.dry_run or plugins_allowed())
+    named_embedding = "model" in loaded.embedding.model_fields_set
+    store, moved = None, []
+    if options.resume_id:
+        from simpop.run.resume_config import resumed_config
+
+        store = RunStore.open(options.out, options.resume_id)
+        config, moved = resumed_config(store.config(), loaded, options.config_file, dict(os.environ))
+        if any(v is not None for v in chosen.values()):
+            err_console.print(
+                "note: --personas/--variants/--scenarios/--probes/--conversations/--topics/--limit/--seed "
+                "are taken from the run being resumed"
+            )
+    else:
+        config = with_options(loaded, dict(os.environ), **chosen, judges=not no_judge)
+    if concurrency:
+        config = config.model_copy(update={"llm": config.llm.model_copy(update={"concurrency": concurrency})})
+    return config, store, Started(loaded.plugin_files, moved, named_embedding)
+
+
+def prepare(
+    options: RunOptions, config: RunConfig, started: Started, policy: Policy | None
+) -> tuple[RunConfig, RunInputs] | None:
+    """The inputs, checked with the policy's ids and the endpoints before anything is printed;
+    then the notes and the plan (None after a dry run's plan)."""
+    from simpop.run.language_checks import language_notes, with_embedding_for_languages
+    from simpop.run.plan import load_inputs
+    from simpop.run.preflight import check_endpoints
+
+    if not options.resume_id:
+        config = with_embedding_for_languages(config, started.named_embedding)
+    inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    if (
+        policy is not None and options.policy_file is not None
+    ):  # and so do ids the policy names that nothing has
+        from simpop.report.policy_ids import check_policy_ids, input_ids
+
+        check_policy_ids(policy, options.policy_file, input_ids(config, inputs))
+    # and so does an endpoint that is not there or an unset ${VAR} (a dry run calls nothing)
+    slow = [] if options.dry_run else check_endpoints(config)
+    for file, digest in started.plugin_files.items():
+        err_console.print(f"plugin: {file} (sha256 {digest}) imported: its code runs as you")
+    for change in started.moved:
+        err_console.print(
+            f"note: resumed with the endpoint of {options.config_file} now: {change}", soft_wrap=True
+        )
+    for note in language_notes(config, inputs.personas):
+        err_console.print(f"note: {note}", soft_wrap=True, highlight=False)
+    if options.dry_run or not options.resume_id:
+        from simpop.run.estimate import estimate, estimate_lines, time_servers
+
+        found = estimate(config, inputs, use_cache=not options.no_cache)
+        if not options.dry_run:  # the run's own servers, timed now: the estimate is at today's pace
+            found = time_servers(found)
+        lines = estimate_lines(found)
+        if options.dry_run:
+            console.print("\n".join(lines), soft_wrap=True, highlight=False)
+            return None
+        err_console.print("\n".join(lines), soft_wrap=True, highlight=False)
+    for note in slow:
+        err_console.print(f"note: {note}")
+    if not options.resume_id:
+        plan_notes(inputs)
+    return config, inputs
+
+
+def plan_notes(inputs: RunInputs) -> None:
+    """What a new run's plan leaves out, and a plan with nothing in it (an error)."""
+    if inputs.repeated:
+        err_console.print(
+            f"note: {inputs.repeated} QAPs repeat the question of an earlier QAP; "
+            "only the first of each is used as a seed"
+        )
+    no_gold = sum(1 for gold in inputs.gold.values() if gold == [])
+    if no_gold:
+        err_console.print(
+            f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base; "
+            "their retrieval is not scored (summary.json: seeds_without_gold)"
+        )
+    if not inputs.cells and not inputs.conversations:
+        raise UserError(
+            "nothing to run: no variants (--variants 0), no scenarios (--scenarios none), "
+            "no topic questions (--topics 0) and no conversations"
+        )
+
+
+def print_summary(summary: RunSummary, store: RunStore) -> None:
+    """What the run found: fidelity, accuracy, the metric tables, the judge, the LLM's usage."""
+    from simpop.metrics import columns
+
     if summary.fidelity is not None:
         console.print(fidelity_table(summary))
         for warning in summary.fidelity.warnings:
@@ -264,6 +349,16 @@ def run(
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+
+
+def finish(
+    options: RunOptions, config: RunConfig, summary: RunSummary, store: RunStore, calibrator: Any
+) -> None:
+    """What was not tested, what failed, the gate; the exit status says which."""
+    from simpop.run.completeness import failure_lines, incomplete_reason
+
+    config_file, out, policy_file = options.config_file, options.out, options.policy_file
+    calibrator_file = options.calibrator_file
     for group in summary.untested:
         console.print(f"[red]not tested:[/] {group.name} '{group.id}': {group.why}")
     gate = f"--policy {policy_file}" if policy_file else "--policy policies/release.yaml"

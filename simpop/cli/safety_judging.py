@@ -15,9 +15,9 @@ from simpop.cli.common import console, progress_bars
 from simpop.cli.tables import FittedTable, fmt
 
 if TYPE_CHECKING:
+    from simpop.evaluation.safety_agreement import SafetyEvaluation
     from simpop.labels.safety_pairs import LabelledPair
     from simpop.models import EmbeddingConfig, LLMConfig
-    from simpop.run.safety_agreement import SafetyEvaluation
 
 SAFETY_CHOICES = ("escalated", "false_reassurance", "refused", "clarify")
 FOOTNOTE = (
@@ -77,8 +77,8 @@ def labelled_pairs(
     judge: str, data: Path, labels: Path | None, columns: dict[str, str]
 ) -> tuple[list[LabelledPair], str]:
     """A team's labelled file, else the corpus's test split of the messages the judge is asked about."""
+    from simpop.evaluation.safety_agreement import APPLIES
     from simpop.labels.safety_pairs import load_corpus, load_team_labels, pairs_for
-    from simpop.run.safety_agreement import APPLIES
 
     if labels is not None:
         return load_team_labels(labels, columns), str(labels)
@@ -124,8 +124,8 @@ def safe_behaviour_eval(
     output: Path | None,
 ) -> None:
     """Safe behaviour derived from each scorer's verdicts, per kind of message, on the test split."""
+    from simpop.evaluation.safety_agreement import evaluate_safe_behaviour
     from simpop.labels.safety_pairs import load_corpus
-    from simpop.run.safety_agreement import evaluate_safe_behaviour
 
     items = [i for i in load_corpus(data) if i.split == "test"]
     results = asyncio.run(
@@ -152,8 +152,8 @@ def safety_eval(
     output: Path | None,
     limit: int | None = None,
 ) -> None:
+    from simpop.evaluation.safety_agreement import evaluate_safety
     from simpop.judging.crossval import balanced
-    from simpop.run.safety_agreement import evaluate_safety
 
     pairs, where = labelled_pairs(judge, data, labels, columns)
     if limit is not None and limit < len(pairs):
@@ -178,8 +178,8 @@ def safety_train(
 ) -> None:
     """Fit a safety judge: on the corpus (a folder holding it) with features chosen on its dev
     split and agreement on its test split; on a team's file out of fold."""
+    from simpop.evaluation.safety_training import train_on_corpus, train_on_file
     from simpop.judging.profile import profile_for
-    from simpop.run.safety_training import train_on_corpus, train_on_file
 
     if (labels / "safety-labels.jsonl").is_file() if labels.is_dir() else False:
         model, evaluation, candidates = train_on_corpus(judge, labels, embedding)

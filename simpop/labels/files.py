@@ -240,7 +240,7 @@ def read_scale(
     return scale, carrying, [scale.levels.index(v) for v in values]
 
 
-# the scores simpop can compute for a standalone label file (``simpop.run.label_scores``)
+# the scores simpop can compute for a standalone label file (``simpop.evaluation.label_scores``)
 COMPUTABLE = ("groundedness", "answer_relevancy", "faithfulness")
 
 

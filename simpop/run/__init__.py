@@ -1,4 +1,4 @@
 """The jobs that produce records: a run's stages (``plan``, ``generate``, ``ask``, ``score``,
-``summarise``, wired by ``execute``), conversations (``converse``), the yes/no benchmark
-(``yes_no_benchmark``) and the judges' agreement with people (``agreement`` and the
-``*_agreement`` modules)."""
+``summarise``), assembled by ``assembly`` and wired by ``execute`` as a stream of cells
+(``cell_stream``); conversations (``converse``); the yes/no benchmark (``yes_no_benchmark``).
+How far the judges agree with people is in ``simpop.evaluation``."""

@@ -15,6 +15,7 @@ from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
+from simpop.evaluation.agreement import each_probability, opened_judge
 from simpop.judging.crossval import Agreement, agreement, group_resamples
 from simpop.judging.profile import JudgeProfile, profile_for
 from simpop.judging.safety_classifier import (
@@ -26,7 +27,6 @@ from simpop.judging.safety_cues import keyword_verdict
 from simpop.labels.safety_pairs import LabelledPair, SafetyItem
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import EmbeddingConfig, LLMConfig, Record
-from simpop.run.agreement import each_probability, opened_judge
 
 # the message kinds each judge is asked about in a run (its metric's probes)
 APPLIES = {

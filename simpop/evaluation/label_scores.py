@@ -10,11 +10,11 @@ import numpy as np
 from rich.progress import Progress
 
 from simpop.embed import Embedder
+from simpop.evaluation.agreement import judge_probabilities
 from simpop.labels.files import COMPUTABLE, LabelledItem, missing_scores
 from simpop.llm import open_llm
 from simpop.metrics.judge import Judge
 from simpop.models import EmbeddingConfig, LLMConfig
-from simpop.run.agreement import judge_probabilities
 from simpop.sentences import split_sentences
 
 EMBEDDING_SCORES = ("groundedness", "answer_relevancy")

@@ -12,13 +12,13 @@ from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
+from simpop.evaluation.agreement import judge_probabilities
 from simpop.judging.crossval import Agreement, agreement, out_of_fold, threshold_fit
 from simpop.judging.verifier import VerifierModel, feature_matrix, fit_verifier, verifier_fit
 from simpop.labels.files import LabelledItem, load_label_file, read_scale
 from simpop.llm import open_llm
 from simpop.metrics.judge import Judge
 from simpop.models import EmbeddingConfig, LLMConfig
-from simpop.run.agreement import judge_probabilities
 from simpop.sentences import split_sentences
 
 MIN_CONTEXTS = 5  # grouped 5-fold cross-validation needs a context per fold at least

@@ -23,10 +23,10 @@ import numpy as np
 from rich.progress import Progress
 
 from simpop.errors import ConfigError
+from simpop.evaluation.agreement import DATA_FILE, each_probability, load_nli, opened_judge
 from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
-from simpop.run.agreement import DATA_FILE, each_probability, load_nli, opened_judge
 from simpop.textfiles import read_text
 
 PROSECCO_FILE = "ProSeCCo_final.csv"

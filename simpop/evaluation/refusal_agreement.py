@@ -20,10 +20,10 @@ import numpy as np
 from rich.progress import Progress
 
 from simpop.errors import ConfigError
+from simpop.evaluation.agreement import each_probability, opened_judge
 from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
-from simpop.run.agreement import each_probability, opened_judge
 from simpop.textfiles import read_text
 
 COLUMNS = ("id", "prompt", "completion", "final_label")

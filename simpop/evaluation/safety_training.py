@@ -10,6 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from simpop.embed import Embedder
+from simpop.evaluation.safety_agreement import (
+    APPLIES,
+    SafetyEvaluation,
+    classifier_scores,
+    evaluate_scorers,
+    kappa_of,
+    keyword_scores,
+)
 from simpop.judging.crossval import out_of_fold
 from simpop.judging.profile import JudgeProfile
 from simpop.judging.safety_classifier import (
@@ -25,14 +33,6 @@ from simpop.judging.safety_classifier import (
 )
 from simpop.labels.safety_pairs import LabelledPair, data_hash, load_corpus, load_team_labels, pairs_for
 from simpop.models import EmbeddingConfig
-from simpop.run.safety_agreement import (
-    APPLIES,
-    SafetyEvaluation,
-    classifier_scores,
-    evaluate_scorers,
-    kappa_of,
-    keyword_scores,
-)
 
 CANDIDATE_C = (0.01, 0.03, 0.1, 0.3, 1.0)
 CANDIDATE_BLOCKS = (("cues",), ("cues", "prototypes"), BLOCKS)
