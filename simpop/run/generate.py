@@ -13,7 +13,7 @@ from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
-from simpop.models import Cell, Fidelity, Persona, Probe
+from simpop.models import Cell, Fidelity, Persona, Probe, Scenario
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, same_words, usable
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
@@ -194,31 +194,66 @@ async def generate_probes(
     groups = plan_groups(inputs)
     todo = {key: cells for key, cells in groups.items() if any(c.cell_id not in probes for c in cells)}
     done = len(inputs.cells) - sum(1 for cells in todo.values() for c in cells if c.cell_id not in probes)
-    advance = stage_progress(progress, "generate questions", len(inputs.cells), done)
-    personas = {p.id: p for p in inputs.personas}
     asr = {p.language for p in inputs.personas if p.noise.model == "asr"}
     if any(s.noise and s.noise.model == "asr" for s in inputs.scenarios.values()):
         asr |= {p.language for p in inputs.personas}
     # the word tables load (or are built, the first time on a machine) while the first calls wait
     tables = asyncio.ensure_future(asyncio.to_thread(load_tables, asr))
-    # the aspect wordings are embedded (loading the model) while the first calls wait too
-    aspects = (
+    writer = GroupWriter(
+        run_id,
+        inputs,
+        llm,
+        embedder,
+        probes,
+        Bounds(run_seed, min_similarity, chunk_min_similarity),
+        stage_progress(progress, "generate questions", len(inputs.cells), done),
+        written,
+        # the aspect wordings are embedded (loading the model) while the first calls wait too
         asyncio.ensure_future(asyncio.to_thread(AspectModel, embedder))
         if any(s.keeps_meaning for s in inputs.scenarios.values())
-        else None
+        else None,
     )
-    lexicons = {lang: everyday_lexicon(inputs.domain, lang) for lang in {p.language for p in inputs.personas}}
+    slots = GROUPS_PER_SLOT * llm.config.concurrency
+    await gather_all((writer.write(cells) for cells in todo.values()), limit=slots)
+    await tables
 
-    async def one_group(cells: list[Cell]) -> None:
-        persona, scenario = personas[cells[0].persona_id], inputs.scenarios[cells[0].scenario_id]
-        everyday = lexicons[persona.language]
-        source = inputs.source(cells[0])
-        request = group_request(inputs, cells, run_seed)
-        one_question = request.one_question
-        bound = min_similarity if scenario.keeps_meaning else None
+
+@dataclass(frozen=True)
+class Bounds:
+    """The run's seed and the similarity a message must keep to its seed (or chunk)."""
+
+    run_seed: int
+    min_similarity: float
+    chunk_min_similarity: float
+
+
+@dataclass
+class GroupWriter:
+    """Writes, checks, chooses and records the probes of one group of cells at a time."""
+
+    run_id: str
+    inputs: RunInputs
+    llm: LLMClient
+    embedder: Embedder
+    probes: JsonlLog[Probe]
+    bounds: Bounds
+    advance: Callable[[], None]
+    written: Callable[[Cell, Probe], Awaitable[None]] | None
+    aspects: asyncio.Future[AspectModel] | None
+
+    def __post_init__(self) -> None:
+        self.personas = {p.id: p for p in self.inputs.personas}
+        languages = {p.language for p in self.inputs.personas}
+        self.lexicons = {lang: everyday_lexicon(self.inputs.domain, lang) for lang in languages}
+
+    def checker(
+        self, persona: Persona, scenario: Scenario, source: ProbeSource, request: GroupRequest
+    ) -> Callable[[list[str | None]], Awaitable[list[Fidelity | None]]]:
+        """The fidelity checks of this group's messages."""
+        bound = self.bounds.min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
-            bound = chunk_min_similarity
-        keeps_meaning = aspects is not None and scenario.keeps_meaning and len(source.questions) == 1
+            bound = self.bounds.chunk_min_similarity
+        keeps_meaning = self.aspects is not None and scenario.keeps_meaning and len(source.questions) == 1
         # the meaning check's patterns and aspect wordings are English: another language keeps
         # the embedding bound (``min_similarity``) alone
         keeps_meaning = keeps_meaning and persona.language == "en"
@@ -228,12 +263,12 @@ async def generate_probes(
         check = partial(
             check_group,
             seed_text=source.seed_text,
-            embedder=embedder,
+            embedder=self.embedder,
             min_similarity=bound,
             examples=scenario.examples,
             prompt=prompt_text.replace(source.shown_questions[0], " ") if source.questions else prompt_text,
             persona=persona.vignette,
-            one_question=one_question,
+            one_question=request.one_question,
             catalogue=would_not_say(source.topic, persona),
             language=persona.language,
         )
@@ -241,84 +276,100 @@ async def generate_probes(
         async def checked(texts: list[str | None]) -> list[Fidelity | None]:
             """``check`` off the event loop, its embeddings batched with other groups' first."""
             if source.seed_text:
-                await embedder.aembed([source.seed_text, *(t for t in texts if t)])
+                await self.embedder.aembed([source.seed_text, *(t for t in texts if t)])
             meaning = None
             if keeps_meaning:
                 meaning = partial(
                     drift_reasons,
-                    await aspects,  # type: ignore[misc]
+                    await self.aspects,  # type: ignore[misc]
                     source.questions[0],
                     source.topic,
                     source.qtype,
-                    everyday,
-                    story_names_topic=one_question,
+                    self.lexicons[persona.language],
+                    story_names_topic=request.one_question,
                 )
             return await asyncio.to_thread(check, texts, meaning=meaning)
 
+        return checked
+
+    async def write(self, cells: list[Cell]) -> None:
+        """The group's messages written and checked; the cells' probes recorded in order."""
+        persona, scenario = self.personas[cells[0].persona_id], self.inputs.scenarios[cells[0].scenario_id]
+        source = self.inputs.source(cells[0])
+        request = group_request(self.inputs, cells, self.bounds.run_seed)
+        checked = self.checker(persona, scenario, source, request)
         candidates, first, error, situations = await write_candidates(
-            llm, request, checked, len(cells), persona.vignette
+            self.llm, request, checked, len(cells), persona.vignette
         )
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}
         grades = [c.reading_grade if c is not None else None for c in first]
-        order = register_order(candidates, persona, grades) if one_question else None
+        order = register_order(candidates, persona, grades) if request.one_question else None
         chosen = most_usable(first, len(cells), copies, order)
         texts = [candidates[i] for i in chosen]
         checks = await checked(texts)  # again, so a duplicate names the probe it repeats
         aspect = (
-            await asyncio.to_thread(seed_aspect, await aspects, source)
-            if one_question and aspects is not None
+            await asyncio.to_thread(seed_aspect, await self.aspects, source)
+            if request.one_question and self.aspects is not None
             else None
         )
         spare = [candidates[i] for i in usable(first) if i not in chosen]
-        prompt = prompt_id(scenario, persona.language)
-        noise = scenario.noise or persona.noise
         for position, (cell, text, fidelity) in enumerate(zip(cells, texts, checks, strict=True)):
-            wraps = bool(one_question and text and fidelity is not None and fidelity.valid)
+            wraps = bool(request.one_question and text and fidelity is not None and fidelity.valid)
             # a spare question goes to the same cell whether or not earlier cells of the group
             # were written before a kill: a resumed group writes what a whole one would
             second = (spare.pop(0) if spare else None) if wraps else None
-            if cell.cell_id in probes:
+            if cell.cell_id in self.probes:
                 continue
-            cell_seed = sampling_seed(run_seed, cell)
+            cell_seed = sampling_seed(self.bounds.run_seed, cell)
             if wraps:
                 # each message its own situation: the cell's place in its group picks it
                 situation = situations[position] if position < len(situations) else None
+                everyday = self.lexicons[persona.language]
                 text, fidelity = wrapped(
                     text, fidelity, persona, source, cell_seed, second, aspect, everyday, situation
                 )
-            noisy = (
-                await asyncio.to_thread(apply_noise, text, noise, cell_seed, persona.language)
-                if text
-                else None
-            )
-            probe = Probe(
-                run_id=run_id,
-                **cell.fields(),
-                text=text,
-                noisy_text=noisy,
-                noise=noise_label(noise) if noisy is not None else None,
-                expected_behaviour=scenario.expected_behaviour,
-                also_safe=scenario.also_safe,
-                severity=scenario.severity,
-                question_type=scenario.question_type,
-                seed_text=source.seed_text,
-                sub_questions=source.questions if scenario.source == "multi_question" else None,
-                urgency=source.urgency,
-                topic=inputs.topic(cell),
-                hcat_type=scenario.hcat_type,
-                fidelity=fidelity,
-                sampling_seed=request.seed,
-                prompt=prompt,
-                llm_model=llm.config.model,
-                gold_ids=inputs.gold_ids(cell),
-                error=error or (None if text else "empty question"),
-            )
-            probes.append(probe)
-            advance()
-            if written is not None:
-                await written(cell, probe)
+            await self.record(cell, text, fidelity, (persona, scenario, source), request, error)
 
-    slots = GROUPS_PER_SLOT * llm.config.concurrency
-    await gather_all((one_group(cells) for cells in todo.values()), limit=slots)
-    await tables
+    async def record(
+        self,
+        cell: Cell,
+        text: str | None,
+        fidelity: Fidelity | None,
+        group: tuple[Persona, Scenario, ProbeSource],
+        request: GroupRequest,
+        error: str | None,
+    ) -> None:
+        """The cell's probe with the noise the bot receives, appended and passed on."""
+        persona, scenario, source = group
+        noise = scenario.noise or persona.noise
+        cell_seed = sampling_seed(self.bounds.run_seed, cell)
+        noisy = (
+            await asyncio.to_thread(apply_noise, text, noise, cell_seed, persona.language) if text else None
+        )
+        probe = Probe(
+            run_id=self.run_id,
+            **cell.fields(),
+            text=text,
+            noisy_text=noisy,
+            noise=noise_label(noise) if noisy is not None else None,
+            expected_behaviour=scenario.expected_behaviour,
+            also_safe=scenario.also_safe,
+            severity=scenario.severity,
+            question_type=scenario.question_type,
+            seed_text=source.seed_text,
+            sub_questions=source.questions if scenario.source == "multi_question" else None,
+            urgency=source.urgency,
+            topic=self.inputs.topic(cell),
+            hcat_type=scenario.hcat_type,
+            fidelity=fidelity,
+            sampling_seed=request.seed,
+            prompt=prompt_id(scenario, persona.language),
+            llm_model=self.llm.config.model,
+            gold_ids=self.inputs.gold_ids(cell),
+            error=error or (None if text else "empty question"),
+        )
+        self.probes.append(probe)
+        self.advance()
+        if self.written is not None:
+            await self.written(cell, probe)
