@@ -257,6 +257,7 @@ def prepare(
     if not options.resume_id:
         config = with_embedding_for_languages(config, started.named_embedding)
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    check_metrics(options, config)
     if (
         policy is not None and options.policy_file is not None
     ):  # and so do ids the policy names that nothing has
@@ -289,6 +290,21 @@ def prepare(
     if not options.resume_id:
         plan_notes(inputs)
     return config, inputs
+
+
+def check_metrics(options: RunOptions, config: RunConfig) -> None:
+    """Every metric the config names is registered (a plugin's too, once imported)."""
+    from simpop.metrics import selected
+
+    try:
+        selected(config.metrics, config.scoring.judges)
+    except ValueError as error:
+        hint = (
+            " (its plugins were not imported: --allow-plugins imports them)"
+            if config.plugins and not config.plugin_files
+            else ""
+        )
+        raise UserError(f"{options.config_file}: field 'metrics': {error}{hint}") from None
 
 
 def plan_notes(inputs: RunInputs) -> None:

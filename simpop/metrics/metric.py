@@ -119,6 +119,21 @@ def registered() -> list[Metric]:
     return ordered
 
 
+def selected(names: list[str] | None, judges: bool = True) -> list[Metric]:
+    """The metrics a run scores: those ``names`` (every one when None) and the ones they need,
+    less the judged ones with the judges off. An unknown name is a ``ValueError``."""
+    wanted = set(_METRICS) if names is None else set()
+    todo = list(names or ())
+    while todo:
+        name = todo.pop()
+        if name not in _METRICS:
+            raise ValueError(f"unknown metric '{name}' (known: {', '.join(sorted(_METRICS))})")
+        if name not in wanted:
+            wanted.add(name)
+            todo += _METRICS[name].needs
+    return [m for m in registered() if m.name in wanted and (judges or not m.judged)]
+
+
 def measures() -> dict[str, Measure]:
     """Every registered number by name."""
     return {x.name: x for m in _METRICS.values() for x in m.measures}

@@ -217,6 +217,11 @@ class RunConfig(Record):
         None, description="the judges' LLM (default: the llm section); temperature 0"
     )
     scoring: ScoringConfig = ScoringConfig()
+    metrics: list[str] | None = Field(
+        None,
+        description="the metrics to score, by name (default: every one that applies); the ones they "
+        "need are added; with the judges off (--no-judge) the judged ones are left out",
+    )
     embedding: EmbeddingConfig = EmbeddingConfig()
     failures: FailureLimits = FailureLimits()
 

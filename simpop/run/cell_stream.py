@@ -10,7 +10,7 @@ from typing import Any
 from rich.progress import Progress
 
 from simpop.llm import LLMClient
-from simpop.metrics import Scorers, registered
+from simpop.metrics import Metric, Scorers
 from simpop.models import Cell, Probe, Response, Score
 from simpop.run.ask import ask_probe
 from simpop.run.plan import RunInputs
@@ -35,7 +35,7 @@ class CellStream:
         target: Target,
         scorers: Scorers,
         *,
-        judges: bool,
+        metrics: list[Metric],
         ask_slots: int,
         judge_slots: int,
         progress: Progress | None,
@@ -44,7 +44,7 @@ class CellStream:
         self.probes, self.responses, self.scores = logs
         self.target = target
         self.scorers = scorers
-        self.metrics = [m for m in registered() if judges or not m.judged]
+        self.metrics = metrics
         self.ask_slots = asyncio.Semaphore(ask_slots)
         self.judge_slots = asyncio.Semaphore(judge_slots)
         cells = inputs.cells

@@ -12,6 +12,7 @@ from rich.progress import Progress
 from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import run_validation
 from simpop.llm.client import yes_no_mode
+from simpop.metrics import selected
 from simpop.models import Invocation, RunConfig, RunSummary
 from simpop.run.assembly import RunParts, run_parts
 from simpop.run.cell_stream import CellStream, judge_slots
@@ -69,7 +70,7 @@ async def run_stages(
         (logs.probes, logs.responses, logs.scores),
         parts.target,
         parts.scorers,
-        judges=config.scoring.judges,
+        metrics=selected(config.metrics, config.scoring.judges),
         ask_slots=config.llm.concurrency,
         judge_slots=judge_slots(parts.judge_llm or parts.llm),
         progress=progress,
