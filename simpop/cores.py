@@ -76,7 +76,8 @@ class OtherLoad:
             self._last = now
         elif now[0] - self._last[0] >= interval:
             wall, busy, own = (new - old for new, old in zip(now, self._last, strict=True))
-            self._busy = max(0.0, (busy - own) / wall)
+            # /proc/stat counts in clock ticks: over a short interval the ratio can overshoot
+            self._busy = min(float(os.cpu_count() or 1), max(0.0, (busy - own) / wall))
             self._last = now
         return self._busy
 
