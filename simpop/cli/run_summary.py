@@ -1,0 +1,59 @@
+"""What ``simpop run`` prints when a run ends: fidelity, accuracy, the metric tables, the
+judge, the LLM's usage and where the records are."""
+
+from __future__ import annotations
+
+from simpop.cli.common import console
+from simpop.cli.tables import (
+    CONVERSATION_COLUMNS,
+    accuracy_table,
+    conversation_line,
+    fidelity_table,
+    judge_line,
+    labels_table,
+    metrics_table,
+    topics_line,
+    usage_line,
+)
+from simpop.models import RunSummary
+from simpop.store import RunStore
+
+
+def print_summary(summary: RunSummary, store: RunStore) -> None:
+    """What the run found: fidelity, accuracy, the metric tables, the judge, the LLM's usage."""
+    from simpop.metrics import columns
+
+    if summary.fidelity is not None:
+        console.print(fidelity_table(summary))
+        for warning in summary.fidelity.warnings:
+            console.print(f"[yellow]warning:[/] {warning}")
+        console.print(
+            f"how the simulated patients write, beside real patients: simpop fidelity {store.directory}"
+        )
+    if summary.accuracy is not None:
+        console.print(accuracy_table(summary))
+    for table_name, title in (
+        ("retrieval", "retrieval and similarity (means)"),
+        ("safety", "safety and faithfulness (rates and means)"),
+    ):
+        table = metrics_table(summary, columns(table_name), title)
+        if table is not None:
+            console.print(table)
+    if summary.conversations is not None:
+        title = "conversations (rates and means per conversation)"
+        table = metrics_table(summary, CONVERSATION_COLUMNS, title, summary.conversations.metrics)
+        if table is not None:
+            console.print(table)
+        console.print(conversation_line(summary.conversations))
+    if summary.judge is not None:
+        console.print(judge_line(summary.judge))
+    console.print(usage_line(summary.llm))
+    if summary.excluded:
+        parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]
+        console.print("cells not scored: " + ", ".join(parts))
+    console.print("cells per scenario: " + ", ".join(f"{k} {n}" for k, n in summary.scenarios.items()))
+    if summary.topics is not None:
+        console.print(topics_line(summary.topics))
+    if summary.labels is not None:
+        console.print(labels_table(summary.labels))
+    console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
