@@ -14,10 +14,11 @@ import os
 import sys
 from pathlib import Path
 
-from simpop.config import load_run_config, with_options
+from simpop.config import with_options
 from simpop.llm import open_llm
 from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.probes import one_question_each, probes_cached, write_probes
+from simpop.run.components import load_run_config
 from simpop.run.generate import RETRIES, group_request, plan_groups
 from simpop.run.plan import load_inputs
 

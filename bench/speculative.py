@@ -22,11 +22,11 @@ from pathlib import Path
 
 import xllamacpp
 
-from simpop.config import load_run_config
 from simpop.llm import EmbeddedServer, LLMClient, LLMError
 from simpop.llm.local import LOCAL_MODELS, model_path
 from simpop.models import QWEN_0_5B
 from simpop.population.probes import write_probes
+from simpop.run.components import load_run_config
 from simpop.run.generate import group_request, load_tables, plan_groups
 from simpop.run.plan import load_inputs
 

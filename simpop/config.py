@@ -15,7 +15,6 @@ from pydantic import BaseModel, ValidationError
 from simpop.errors import ConfigError
 from simpop.models import QAP, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
 from simpop.models.conversation_case import ConversationCase
-from simpop.models.registry import import_plugins as load_plugins
 from simpop.textfiles import read_text, real_path
 from simpop.yamlfiles import load_yaml
 
@@ -96,30 +95,31 @@ def _real_path(path: Path, field: str) -> Path:
         raise ConfigError(f"field '{field}': {error}") from None
 
 
-def load_run_config(path: Path, import_plugins: bool = True) -> RunConfig:
-    """The run config in ``path``; relative paths in it are resolved against its folder
-    (``personas`` too when given; its default ``personas`` folder is the working directory's).
-    Its plugins are imported first (their kinds may be in it) unless ``import_plugins`` is off."""
+def read_run_config(path: Path) -> dict[str, Any]:
+    """The run config in ``path`` as data: its domain file read in, its plugin files made
+    relative to it, like every path in it (the data ``run_config`` validates)."""
     data = read_yaml(path)
     if isinstance(data.get("domain"), str):  # the domain in a file of its own
         domain_file = path.resolve().parent / data["domain"]
         data = data | {"domain": validate(Domain, read_yaml(domain_file), str(domain_file)).model_dump()}
     plugins = data.get("plugins")
-    if isinstance(plugins, list):  # a plugin file is relative to the config, like every path in it
+    if isinstance(plugins, list):
         data["plugins"] = [
             str(real_path(path.resolve().parent / p)) if isinstance(p, str) and p.endswith(".py") else p
             for p in plugins
         ]
-    imported: dict[str, str] = {}
-    if import_plugins and isinstance(data.get("plugins"), list):
-        try:
-            imported = load_plugins([str(p) for p in data["plugins"]])
-        except ValueError as error:
-            raise ConfigError(f"{path}: field 'plugins': {error}") from None
+    return data
+
+
+def run_config(data: dict[str, Any], path: Path, plugin_files: dict[str, str] | None = None) -> RunConfig:
+    """The run config ``data`` read from ``path``; relative paths in it are resolved against its
+    folder (``personas`` too when given; its default ``personas`` folder is the working
+    directory's). Its target kind and metrics must be registered: ``plugin_files`` are the
+    plugins imported for it, ``None`` where they were not."""
     try:
-        config = validate(RunConfig, data, str(path)).model_copy(update={"plugin_files": imported})
+        config = validate(RunConfig, data, str(path)).model_copy(update={"plugin_files": plugin_files or {}})
     except ConfigError as error:
-        if data.get("plugins") and not import_plugins:
+        if data.get("plugins") and plugin_files is None:
             raise ConfigError(
                 f"{error} (its plugins were not imported: --allow-plugins imports them)"
             ) from None

@@ -30,7 +30,7 @@ from simpop.models import (
     ScenarioBrief,
     Score,
 )
-from simpop.models.registry import PLUGINS_ENV, plugins_allowed
+from simpop.models.registry import PLUGINS_ENV, import_plugins, plugins_allowed
 from simpop.redact import redact
 
 R = TypeVar("R", bound=BaseModel)
@@ -244,15 +244,25 @@ class RunStore:
 
     def config(self, model: type[M] = RunConfig) -> M:  # type: ignore[assignment]
         """The config the run was created with, as ``model``. Its plugins are imported only where
-        the user allows it: reading someone else's run never runs their code unasked."""
-        text = (self.directory / CONFIG_FILE).read_text("utf-8")
+        the user allows it: reading someone else's run never runs their code unasked. The
+        built-in kinds must be registered (``simpop.run.components``)."""
+        path = self.directory / CONFIG_FILE
+        text = path.read_text("utf-8")
+        try:
+            plugins = json.loads(text).get("plugins") or []
+        except (ValueError, AttributeError):
+            plugins = []
+        if plugins and plugins_allowed():
+            try:
+                import_plugins([str(p) for p in plugins])
+            except ValueError as error:
+                raise SimpopError(f"{path}: field 'plugins': {error}") from None
         try:
             return model.model_validate_json(text)
         except ValidationError:
-            plugins = json.loads(text).get("plugins") if text.lstrip().startswith("{") else None
             if plugins and not plugins_allowed():
                 raise SimpopError(
-                    f"{self.directory / CONFIG_FILE}: the run needs its plugins ({', '.join(plugins)}), "
+                    f"{path}: the run needs its plugins ({', '.join(map(str, plugins))}), "
                     f"and reading a run imports them only with --allow-plugins (or {PLUGINS_ENV}=1): "
                     "do so only for a run you trust, as they are code"
                 ) from None

@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from simpop.config import apply_llm_env, load_personas, load_qaps, load_run_config
+from simpop.config import apply_llm_env, load_personas, load_qaps
 from simpop.errors import ConfigError
 from simpop.models import LLMConfig, Persona, Probe
+from simpop.run.components import load_run_config
 
 ROOT = Path(__file__).resolve().parent.parent
 

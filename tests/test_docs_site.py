@@ -55,6 +55,7 @@ def _run_config_schema() -> dict:
 
 
 def _target_schemas() -> dict:
+    import simpop.run.components  # noqa: F401 - registers the built-in kinds
     from simpop.models.registry import target_kinds
 
     return {kind: config.model_json_schema() for kind, config in sorted(target_kinds().items())}

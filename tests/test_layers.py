@@ -40,22 +40,57 @@ def unit(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
+STRING_IMPORTS = {"import_module", "__import__", "find_spec"}
+
+
+def text(node: ast.expr) -> str | None:
+    """The string ``node`` is, if it is a string literal."""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def imported_names(source: str) -> list[tuple[str, int]]:
+    """(module, line) for every import of simpop in ``source``: import statements, and calls
+    that import a module named by a string (``importlib.import_module("simpop.x")``, or a
+    module-level constant holding that string)."""
+    tree = ast.parse(source)
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.Call) and node.args:
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            argument = node.args[0]
+            if (
+                called in STRING_IMPORTS
+                and isinstance(argument, ast.Constant)
+                and isinstance(argument.value, str)
+            ):
+                names = [argument.value]
+            elif called in STRING_IMPORTS and isinstance(argument, ast.Name) and argument.id in constants:
+                names = [constants[argument.id]]
+        found += [(n, node.lineno) for n in names if n.startswith("simpop")]
+    return found
+
+
 def imports() -> list[tuple[str, str, int]]:
     """(importing file, imported module, line) for every import of simpop inside simpop."""
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = []
-            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names = [node.module]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            found += [
-                (str(path.relative_to(PACKAGE.parent)), n, node.lineno)
-                for n in names
-                if n.startswith("simpop")
-            ]
-    return found
+    return [
+        (str(path.relative_to(PACKAGE.parent)), name, line)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for name, line in imported_names(path.read_text(encoding="utf-8"))
+    ]
 
 
 def test_every_top_level_unit_has_a_layer():
@@ -93,3 +128,15 @@ def test_the_layer_test_sees_a_wrong_import(tmp_path):
     """The check above could fail: an import of the report from a metric is caught."""
     module = "simpop.metrics.x"
     assert LAYER[unit("simpop.report.html")] > LAYER[unit(module)]
+
+
+def test_the_layer_test_sees_an_import_by_string():
+    """A module imported by name at run time counts as an import, directly or through a constant."""
+    source = (
+        "import importlib\n"
+        "KINDS = 'simpop.targets'\n"
+        "def kinds():\n"
+        "    importlib.import_module(KINDS)\n"
+        "    return importlib.import_module('simpop.report.html'), __import__('os')\n"
+    )
+    assert imported_names(source) == [("simpop.targets", 4), ("simpop.report.html", 5)]

@@ -139,7 +139,7 @@ def test_an_unknown_kind_and_a_broken_plugin_are_one_line_errors(project):
 
 def test_every_shipped_config_reads_with_its_built_in_kind():
     """The built-in kinds register without any plugin."""
-    from simpop.config import load_run_config
+    from simpop.run.components import load_run_config
 
     configs = [p for p in sorted((ROOT / "targets").glob("eye-*.yaml")) if p.name != "eye-domain.yaml"]
     assert {load_run_config(p).target.kind for p in configs} == {"qap", "naive_rag", "hyde_rag"}

@@ -14,11 +14,12 @@ from rich.progress import Progress
 from simpop import __version__
 from simpop.cli.interrupt import INTERRUPTED
 from simpop.cli.progress import progress_display
-from simpop.config import apply_llm_env, load_run_config
+from simpop.config import apply_llm_env
 from simpop.errors import SimpopError
 from simpop.models import EmbeddingConfig, LLMConfig
 from simpop.models.registry import PLUGINS_ENV, allow_plugins, plugins_allowed
 from simpop.redact import RedactedStream, redact
+from simpop.run.components import load_run_config
 from simpop.store import RunStore, run_directory
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
@@ -132,6 +133,6 @@ def config_models(config_file: Path | None, judge: bool = True) -> tuple[LLMConf
     config, or the built-in ones; the environment's ``SIMPOP_LLM_*`` applied."""
     llm, embedding = LLMConfig(), EmbeddingConfig()
     if config_file is not None:
-        config = load_run_config(config_file, import_plugins=plugins_allowed())
+        config = load_run_config(config_file, with_plugins=plugins_allowed())
         llm, embedding = (config.judge or config.llm) if judge else config.llm, config.embedding
     return apply_llm_env(llm, dict(os.environ)), embedding

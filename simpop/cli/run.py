@@ -26,8 +26,9 @@ from simpop.cli.interrupt import run_interruptibly
 from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.report import check_gate
 from simpop.cli.run_summary import print_summary
-from simpop.config import load_run_config, with_options
+from simpop.config import with_options
 from simpop.models.registry import plugins_allowed
+from simpop.run.components import load_run_config
 from simpop.store import RunStore, load_run
 
 if TYPE_CHECKING:
@@ -215,7 +216,7 @@ def configured(
     """The run config: CONFIG with the command's options, or the resumed run's own (with the
     endpoints of CONFIG now); the resumed run's store."""
     # a dry run looks at a config without running its code, unless the user allows it
-    loaded = load_run_config(options.config_file, import_plugins=not options.dry_run or plugins_allowed())
+    loaded = load_run_config(options.config_file, with_plugins=not options.dry_run or plugins_allowed())
     named_embedding = "model" in loaded.embedding.model_fields_set
     store, moved = None, []
     if options.resume_id:

@@ -64,7 +64,6 @@ from simpop.models.records import (  # noqa: F401
     Score,
 )
 from simpop.models.registry import (  # noqa: F401
-    BUILTIN_TARGETS,
     TargetSettings,
     import_plugins,
     parse_target,
@@ -122,7 +121,6 @@ __all__ = [
     "Ending",
     "Exchange",
     "Answer",
-    "BUILTIN_TARGETS",
     "Behaviour",
     "BenchmarkItem",
     "BenchmarkResult",

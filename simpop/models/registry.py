@@ -1,9 +1,8 @@
 """Which target kinds exist: each kind's config class registers here, and plugins (modules named
 in a run config) are imported before a config is read, so their kinds and metrics exist too.
 
-The built-in kinds live in ``simpop.targets``; it is imported by name the first time a kind is
-looked up, so reading a config never needs more than the target modules themselves (whose heavy
-libraries load only when a bot is built).
+The built-in kinds register when ``simpop.targets`` is imported; ``simpop.run.components``
+imports them, and the built-in metrics, before any plugin.
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ from typing import Any, ClassVar, get_args
 from pydantic_core import PydanticCustomError
 
 from simpop.models.record_base import Record
-
-BUILTIN_TARGETS = "simpop.targets"
 
 
 class TargetSettings(Record):
@@ -63,8 +60,7 @@ def register_settings(settings: type[TargetSettings]) -> type[TargetSettings]:
 
 
 def target_kinds() -> dict[str, type[TargetSettings]]:
-    """Every registered target kind and its config class, the built-in ones included."""
-    importlib.import_module(BUILTIN_TARGETS)
+    """Every registered target kind and its config class."""
     return dict(_SETTINGS)
 
 
@@ -79,6 +75,10 @@ def parse_target(value: Any) -> TargetSettings:
     if "kind" not in value:
         raise PydanticCustomError("union_tag_not_found", "Unable to extract tag using discriminator 'kind'")
     kinds = target_kinds()
+    if not kinds:  # a library user who read a config before importing any kind
+        raise PydanticCustomError(
+            "union_tag_invalid", "no target kind is registered: import simpop.run.components first"
+        )
     settings = kinds.get(value["kind"])
     if settings is None:  # worded as pydantic words it for a discriminated union
         raise PydanticCustomError(
@@ -115,12 +115,11 @@ def check_plugin(plugin: str) -> None:
 
 def import_plugins(plugins: list[str]) -> dict[str, str]:
     """Import each plugin: a dotted module name, or a ``.py`` file. Its components register
-    themselves on import (``@target``, ``@metric``) and may not replace a built-in one. Returns
-    each plugin's source file and its SHA-256."""
+    themselves on import (``@target``, ``@metric``) and may not replace one registered before
+    (the built-in ones are, by ``simpop.run.components``). Returns each plugin's source file and
+    its SHA-256."""
     for plugin in plugins:
         check_plugin(plugin)
-    importlib.import_module(BUILTIN_TARGETS)  # the built-in kinds and metrics first: a plugin
-    importlib.import_module("simpop.metrics")  # that registers one of their names is refused
     imported: dict[str, str] = {}
     for plugin in plugins:
         try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, SerializeAsAny, field_validator, model_validator
+from pydantic import BeforeValidator, Field, SerializeAsAny, model_validator
 
 from simpop.models.inputs import Domain, HCATType
 from simpop.models.record_base import (
@@ -16,7 +16,7 @@ from simpop.models.record_base import (
     HttpURL,
     Record,
 )
-from simpop.models.registry import TargetSettings, import_plugins, parse_target, plugins_allowed
+from simpop.models.registry import TargetSettings, parse_target
 
 # a target config of any registered kind, serialised with all of its kind's fields
 TargetConfig = Annotated[SerializeAsAny[TargetSettings], BeforeValidator(parse_target)]
@@ -228,12 +228,3 @@ class RunConfig(Record):
     plugin_files: dict[str, str] = Field(
         {}, description="the source file of each plugin the run imported, and its SHA-256"
     )
-
-    @field_validator("plugins")
-    @classmethod
-    def _import_plugins(cls, plugins: list[str]) -> list[str]:
-        # before ``target`` is read: a plugin may register its kind. Only where the user allowed
-        # it (``simpop run`` imports its config's plugins itself, before reading the config)
-        if plugins_allowed():
-            import_plugins(plugins)
-        return plugins

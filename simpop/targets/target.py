@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 
 from simpop.backoff import backoff_delay
 from simpop.errors import SimpopError
-from simpop.models import Answer, Context, Exchange, TargetSettings, register_settings, target_kinds
+from simpop.models import Answer, Context, Exchange, TargetSettings, register_settings
 from simpop.targets.no_answer_rule import NoAnswerRule
 
 if TYPE_CHECKING:
@@ -95,7 +95,6 @@ def target(
 
 def build_target(config: TargetSettings, resources: BotResources) -> Target:
     """The bot of ``config``'s kind."""
-    target_kinds()  # the built-in kinds register on import
     return _BUILDERS[config.kind](config, resources)
 
 
