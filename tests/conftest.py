@@ -28,6 +28,24 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _local_llm_only_in_integration(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """The fast lane (``-m "not integration"``) starts no local LLM: a test that does, in this
+    process, fails until it is marked ``integration``."""
+    if request.node.get_closest_marker("integration"):
+        return
+    from simpop.llm.local import EmbeddedServer
+
+    start = EmbeddedServer.start
+
+    def refuse(self: EmbeddedServer, params: object = None) -> str:
+        if self._url is None:
+            raise AssertionError(f"{request.node.nodeid} starts the local LLM: mark it integration")
+        return start(self, params)
+
+    monkeypatch.setattr(EmbeddedServer, "start", refuse)
+
+
 @pytest.fixture(scope="session")
 def embedder(tmp_path_factory: pytest.TempPathFactory):
     from simpop.embed import Embedder

@@ -238,6 +238,7 @@ def test_missing_label_file_and_too_few_items(tmp_path: Path):
 # --- the commands end to end ---------------------------------------------------------------
 
 
+@pytest.mark.integration  # the real embedding model over a whole data set
 def test_calibrate_kqa_nli_groundedness_with_the_real_embedding_model(tmp_path: Path):
     """Physicians' support labels (399 statements): groundedness ranks them (AUC ≈ 0.7), Platt
     makes it a probability, and the conformal sets cover about 90% of held-out statements."""

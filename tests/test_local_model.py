@@ -65,6 +65,7 @@ def test_builtin_model_is_registered_and_unknown_names_are_explained():
         local_model("gpt-4o")
 
 
+@pytest.mark.integration
 def test_the_embedded_server_times_itself_and_never_resends_a_timed_out_request():
     import asyncio
 
@@ -94,6 +95,7 @@ def test_the_embedded_server_times_itself_and_never_resends_a_timed_out_request(
         server.close()
 
 
+@pytest.mark.integration
 def test_a_judge_prompt_for_the_longest_demo_qap_fits_one_slot_of_the_embedded_server():
     """A QAP bot's answer is its matched QAP's, so the judges' shared prompt holds it twice; with
     2,048 tokens a slot, the longest ones were refused (issue 18's main run: 18 judge errors)."""

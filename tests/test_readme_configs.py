@@ -141,7 +141,16 @@ def _adapted(case: str, block: dict[str, Any], servers: dict[str, str]) -> dict[
     return base | {"embedding": block["embedding"] | {"base_url": servers["llm"]}}
 
 
-@pytest.mark.parametrize("index", range(len(CASES)), ids=CASES)
+KNOWLEDGE_BASE = {"topics", "target naive_rag"}  # index the whole knowledge base in Chroma
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        pytest.param(i, id=case, marks=[pytest.mark.integration] if case in KNOWLEDGE_BASE else [])
+        for i, case in enumerate(CASES)
+    ],
+)
 def test_readme_block_runs(index: int, tmp_path: Path):
     case, block = CASES[index], yaml.safe_load(BLOCKS[index])
     for folder in ("data", "personas", "scenarios"):

@@ -89,6 +89,7 @@ def test_multi_hop_partner_is_the_nearest_chunk_of_another_document_in_the_topic
     assert topics.label("c#2") == "c (#1)"
 
 
+@pytest.mark.integration  # the real embedding model over a whole data set
 def test_eye_knowledge_base_topics_with_the_real_embedder(embedder):
     chunks = load_chunks(KnowledgeBaseConfig(path=EYE_KB))
     config = TopicConfig(questions=5, max_clusters=6)
@@ -133,6 +134,7 @@ def read(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+@pytest.mark.integration  # the real embedding model over a whole data set
 def test_run_with_topics_writes_hcat_probes_with_gold_chunks(project):
     personas = ["low-literacy", "high-literacy"]
     with FakeOpenAIServer(default=with_judges(patient_reply)) as llm:

@@ -29,6 +29,7 @@ def test_a_claim_evidence_file_is_read_as_statements_and_their_contexts(tmp_path
         load_nli(tmp_path / "pairs.csv")
 
 
+@pytest.mark.integration  # the real embedding model over a whole data set
 def test_a_shipped_verifier_is_scored_as_it_is_beside_the_refitted_rows():
     # ten contexts, two statements each; the judge's P(yes) (column 0) is the label, noisily
     rng = np.random.default_rng(0)

@@ -163,6 +163,7 @@ def test_judge_train_round_trip(tmp_path):
     assert saved["coef"][FEATURES.index("judge_p")] > 0
 
 
+@pytest.mark.integration  # the real embedding model over a whole data set
 def test_judge_train_on_two_files_measures_each_and_how_far_the_fit_carries(tmp_path):
     first = ["answer,context,supported"]
     second = ["id,claim,evidence,supported"]  # a claim-evidence file, read without --column

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from simpop.evaluation.contradiction_agreement import ContradictionEvaluation
     from simpop.evaluation.refusal_agreement import RefusalEvaluation
     from simpop.judging.crossval import Agreement
-    from simpop.models import LLMConfig
+    from simpop.models import EmbeddingConfig, LLMConfig
 
 
 def interval(value: float | None, bounds: tuple[float, float] | None) -> str:
@@ -129,8 +129,6 @@ def judge_eval(
     (physicians, K-QA), of the conversation contradiction judge (--judge contradiction), of the
     refusal LLM judge (--judge refusal) or of a safety judge (--judge escalated, false_reassurance,
     refused, clarify)."""
-    from simpop.evaluation.agreement import evaluate
-
     llm, embedding = config_models(config_file)
     if config_file is not None and models:
         raise click.UsageError("give --config or --model, not both")
@@ -157,15 +155,25 @@ def judge_eval(
     if which == "refusal":
         refusal_eval(configs, data[0] if data else Path("data/xstest"), limit, no_cache, output, diagram)
         return
+    support_eval(
+        configs, embedding, data[0] if data else Path("data/kqa-nli"), limit, no_cache, output, diagram
+    )
+
+
+def support_eval(
+    configs: list[LLMConfig],
+    embedding: EmbeddingConfig,
+    data: Path,
+    limit: int | None,
+    no_cache: bool,
+    output: Path | None,
+    diagram: Path | None,
+) -> None:
+    """The support judges, the verifier and embedding groundedness against people (K-QA)."""
+    from simpop.evaluation.agreement import evaluate
+
     result = asyncio.run(
-        evaluate(
-            configs,
-            embedding,
-            data[0] if data else Path("data/kqa-nli"),
-            limit,
-            use_cache=not no_cache,
-            progress=progress_bars(),
-        )
+        evaluate(configs, embedding, data, limit, use_cache=not no_cache, progress=progress_bars())
     )
     title = (
         f"support judges vs people · {result.data} · {result.items} statements "

@@ -29,6 +29,7 @@ from simpop.store import SUMMARY_FILE, RunRecords, RunStore, write_text_atomic
 
 if TYPE_CHECKING:
     from simpop.calibration.calibrate import Calibrator
+    from simpop.calibration.risk import RiskReport
     from simpop.calibration.workflow import LabelSource
 
 
@@ -252,6 +253,45 @@ def risk() -> None:
     inappropriateness labels from the triad and scope."""
 
 
+def families_table(result: RiskReport) -> FittedTable:
+    """Each model family's best grid point and its test figures per class."""
+    table = FittedTable(
+        title=f"{result.label.name}: test split per class ({result.items} items: "
+        f"{result.train_items} train / {result.validation_items} validation / {result.test_items} test)"
+    )
+    for column in (
+        "model",
+        "best grid point",
+        "val. macro-F1",
+        "test macro-F1",
+        "level",
+        "P",
+        "R",
+        "F1",
+        "n",
+    ):
+        table.add_column(
+            column, justify="right" if column in ("P", "R", "F1", "n") or "F1" in column else "left"
+        )
+    for family in result.families:
+        chosen = " (chosen)" if family.kind == result.chosen else ""
+        for k, c in enumerate(family.test):
+            head = k == 0
+            table.add_row(
+                family.kind + chosen if head else "",
+                ", ".join(f"{p}={v}" for p, v in family.params.items()) if head else "",
+                fmt(family.validation_macro_f1) if head else "",
+                fmt(family.test_macro_f1) if head else "",
+                c.level,
+                fmt(c.precision),
+                fmt(c.recall),
+                fmt(c.f1),
+                str(c.support),
+                end_section=k == len(family.test) - 1,
+            )
+    return table
+
+
 @risk.command("train")
 @click.argument("labels")
 @click.option(
@@ -287,41 +327,7 @@ def risk_train(
         labels, label_name, levels, positive, splits, seed, columns, config_file, no_cache, runs
     )
     model, result = train_risk(source, list(features) or None)
-    table = FittedTable(
-        title=f"{result.label.name}: test split per class ({result.items} items: "
-        f"{result.train_items} train / {result.validation_items} validation / {result.test_items} test)"
-    )
-    for column in (
-        "model",
-        "best grid point",
-        "val. macro-F1",
-        "test macro-F1",
-        "level",
-        "P",
-        "R",
-        "F1",
-        "n",
-    ):
-        table.add_column(
-            column, justify="right" if column in ("P", "R", "F1", "n") or "F1" in column else "left"
-        )
-    for family in result.families:
-        chosen = " (chosen)" if family.kind == result.chosen else ""
-        for k, c in enumerate(family.test):
-            head = k == 0
-            table.add_row(
-                family.kind + chosen if head else "",
-                ", ".join(f"{p}={v}" for p, v in family.params.items()) if head else "",
-                fmt(family.validation_macro_f1) if head else "",
-                fmt(family.test_macro_f1) if head else "",
-                c.level,
-                fmt(c.precision),
-                fmt(c.recall),
-                fmt(c.f1),
-                str(c.support),
-                end_section=k == len(family.test) - 1,
-            )
-    console.print(table)
+    console.print(families_table(result))
     path = output or Path("models") / f"risk-{result.label.name.replace('=', '-')}.joblib"
     save_model(path, model, result)
     console.print(f"model ({result.chosen}) → {path}\nreport → {path.with_suffix('.json')}")

@@ -105,79 +105,63 @@ def _where(config: LLMConfig) -> str:
     return f"{config.model} at {endpoint}: pace recorded {when}"
 
 
-def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
-    """The run's cells and expected LLM calls; the question-writing calls the cache already
-    answers are left out."""
-    groups = plan_groups(inputs)
-    llm: LLMClient = open_llm(config.llm, use_cache=use_cache)
+def _cached_groups(config: RunConfig, inputs: RunInputs, use_cache: bool) -> int:
+    """How many groups of cells the LLM cache already has the questions of."""
+    if not use_cache:
+        return 0
+    llm: LLMClient = open_llm(config.llm, use_cache=True)
     try:
-        cached = cached_groups(inputs, llm, config.seed) if use_cache else 0
+        return cached_groups(inputs, llm, config.seed)
     finally:
         if llm.cache is not None:
             llm.cache.close()
-    to_write = len(groups) - cached
+
+
+def _bot_answers(config: RunConfig, cells: int) -> StageCost:
+    bot_calls = GENERATING_BOTS.get(config.target.kind, 0)
+    if not bot_calls:
+        return StageCost("bot answers", 0, 0.0, f"up to {cells} questions to the bot; it calls no simpop LLM")
+    bot_llm = getattr(config.target, "llm", None) or config.llm
+    detail = f"up to {cells} questions, {bot_calls} call each"
+    return _cost("bot answers", bot_calls * cells, bot_llm, "text", detail)
+
+
+def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
+    if not config.scoring.judges:
+        return StageCost("judges", 0, 0.0, "off")
+    per_answer = JUDGE_CALLS_PER_ANSWER.get(config.target.kind, JUDGE_CALLS_PER_WRITTEN_ANSWER)
+    # a conversation's turns: the safety classifiers decide them, no LLM call, unless the
+    # config names turn judges; one contradiction call per conversation
+    judged = len(inputs.cells) + (turns if config.scoring.turn_judges else 0)
+    detail = f"about {per_answer} per answer, up to {judged} answers" + (
+        ", 1 per conversation" if inputs.conversations else ""
+    )
+    calls = per_answer * judged + len(inputs.conversations)
+    return _cost("judges", calls, config.judge or config.llm, "yes_no", detail)
+
+
+def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
+    """The run's cells and expected LLM calls; the question-writing calls the cache already
+    answers are left out."""
+    groups = len(plan_groups(inputs))
+    cached = _cached_groups(config, inputs, use_cache)
+    to_write = groups - cached
     turns = sum(inputs.cases[c.scenario_id].max_turns for c in inputs.conversations)
     cells = len(inputs.cells) + turns  # a conversation's turns are answered and judged like cells
-    stages = [
-        _cost(
-            "write questions",
-            to_write * CALLS_PER_GROUP,
-            config.llm,
-            "schema",
-            f"{len(groups)} groups of cells, {cached} answered from the cache"
-            if to_write
-            else f"no LLM call: the cache answers all {len(groups)} groups of cells",
-        )
-    ]
+    written = (
+        f"{groups} groups of cells, {cached} answered from the cache"
+        if to_write
+        else f"no LLM call: the cache answers all {groups} groups of cells"
+    )
+    stages = [_cost("write questions", to_write * CALLS_PER_GROUP, config.llm, "schema", written)]
     if inputs.conversations:
-        stages.append(
-            _cost(
-                "patient turns",
-                turns,
-                config.llm,
-                "schema",
-                f"{len(inputs.conversations)} conversations, up to {turns} messages",
-            )
-        )
-    bot_calls = GENERATING_BOTS.get(config.target.kind, 0)
-    bot_llm = getattr(config.target, "llm", None) or config.llm
-    if bot_calls:
-        stages.append(
-            _cost(
-                "bot answers",
-                bot_calls * cells,
-                bot_llm,
-                "text",
-                f"up to {cells} questions, {bot_calls} call each",
-            )
-        )
-    else:
-        stages.append(
-            StageCost("bot answers", 0, 0.0, f"up to {cells} questions to the bot; it calls no simpop LLM")
-        )
-    judge = config.judge or config.llm
-    if config.scoring.judges:
-        per_answer = JUDGE_CALLS_PER_ANSWER.get(config.target.kind, JUDGE_CALLS_PER_WRITTEN_ANSWER)
-        # a conversation's turns: the safety classifiers decide them, no LLM call, unless the
-        # config names turn judges; one contradiction call per conversation
-        judged = len(inputs.cells) + (turns if config.scoring.turn_judges else 0)
-        stages.append(
-            _cost(
-                "judges",
-                per_answer * judged + len(inputs.conversations),
-                judge,
-                "yes_no",
-                f"about {per_answer} per answer, up to {judged} answers"
-                + (", 1 per conversation" if inputs.conversations else ""),
-            )
-        )
-    else:
-        stages.append(StageCost("judges", 0, 0.0, "off"))
-    configs = {config.llm.model: config.llm} if to_write or turns else {}
-    if bot_calls:
-        configs.setdefault(bot_llm.model, bot_llm)
-    if config.scoring.judges:
-        configs.setdefault(judge.model, judge)
+        talks = f"{len(inputs.conversations)} conversations, up to {turns} messages"
+        stages.append(_cost("patient turns", turns, config.llm, "schema", talks))
+    stages += [_bot_answers(config, cells), _judges(config, inputs, turns)]
+    configs: dict[str, LLMConfig] = {}
+    for stage in stages:  # the first stage's config of each model
+        if stage.llm is not None and stage.calls:
+            configs.setdefault(stage.llm.model, stage.llm)
     return RunEstimate(
         cells=len(inputs.cells),
         per_persona=Counter(c.persona_id for c in inputs.cells),

@@ -20,7 +20,7 @@ from simpop.run.converse import Conversations
 from simpop.run.explain import explain, shown_cases
 from simpop.run.generate import generate_probes
 from simpop.run.plan import RunInputs
-from simpop.run.summarise import summarise
+from simpop.run.summarise import RunFacts, summarise
 from simpop.store import SUMMARY_FILE, JsonlLog, RunStore
 
 
@@ -153,20 +153,19 @@ def summary_of(
     return summarise(
         store,
         inputs,
-        parts.logs.probes,
-        parts.logs.responses,
-        parts.logs.scores,
-        target=config.name,
-        target_kind=config.target.kind,
-        judge_model=judge_model,
-        judge_usage=judge_llm.usage if judge_llm is not None and judge_llm is not llm else None,
-        judge_yes_no=yes_no_mode(judge_llm),
-        allocation=config.topics.allocation,
-        limits=config.failures,
-        seed=config.seed,
-        usage=llm.usage,
-        duration_s=round(earlier + this.seconds, 3),
-        invocations=len(invocations.records) + 1,
-        conversations=parts.logs.conversations,
-        verdicts=run_validation(profile_for(judge_model), config.scoring),
+        parts.logs,
+        RunFacts(
+            target=config.name,
+            target_kind=config.target.kind,
+            judge_model=judge_model,
+            judge_usage=judge_llm.usage if judge_llm is not None and judge_llm is not llm else None,
+            judge_yes_no=yes_no_mode(judge_llm),
+            allocation=config.topics.allocation,
+            limits=config.failures,
+            seed=config.seed,
+            usage=llm.usage,
+            duration_s=round(earlier + this.seconds, 3),
+            invocations=len(invocations.records) + 1,
+            verdicts=run_validation(profile_for(judge_model), config.scoring),
+        ),
     )

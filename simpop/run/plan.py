@@ -289,26 +289,29 @@ def check_safety_languages(config: RunConfig, personas: list[Persona]) -> None:
             ) from None
 
 
-def load_inputs(config: RunConfig) -> RunInputs:
-    """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
-    ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
-    personas = load_personas(config.personas, config.persona_ids)
-    check_languages(config, personas)
-    scenarios = load_run_scenarios(config)
-    seeds: list[QAP] = []
-    repeated = 0
-    gold: dict[str, list[str] | None] = {}
-    if config.variants or any(s.source in ("qap", "multi_question") for s in scenarios):
-        qaps = load_qaps(seed_file(config))
-        seeds = matchable(qaps)
-        repeated = len(qaps) - len(seeds)
-        seeds = seeds[: config.limit]
-        gold = dict.fromkeys((q.id for q in seeds), None)
-        if asks_own_qaps(config):
-            gold = {q.id: [q.id] for q in seeds}
-        elif config.target.documents() is not None:
-            chunks = load_chunks(config.target.documents())
-            gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
+def load_seeds(
+    config: RunConfig, scenarios: list[Scenario]
+) -> tuple[list[QAP], int, dict[str, list[str] | None]]:
+    """The first ``limit`` QAPs with a distinct question, how many repeat an earlier one, and
+    each seed's gold ids (its own QAP, or the knowledge-base chunks that hold its answer)."""
+    if not config.variants and not any(s.source in ("qap", "multi_question") for s in scenarios):
+        return [], 0, {}
+    qaps = load_qaps(seed_file(config))
+    distinct = matchable(qaps)
+    seeds = distinct[: config.limit]
+    gold: dict[str, list[str] | None] = dict.fromkeys((q.id for q in seeds), None)
+    if asks_own_qaps(config):
+        gold = {q.id: [q.id] for q in seeds}
+    elif config.target.documents() is not None:
+        chunks = load_chunks(config.target.documents())
+        gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
+    return seeds, len(qaps) - len(distinct), gold
+
+
+def plan_scenarios(
+    config: RunConfig, scenarios: list[Scenario], seeds: list[QAP]
+) -> tuple[list[PlannedScenario], dict[str, dict[str, Vignette]]]:
+    """Each scenario with the seeds of its probes, and the vignettes of the vignette scenarios."""
     vignettes: dict[str, dict[str, Vignette]] = {}
     planned = []
     for scenario in [s for s in scenarios if s.source != "chunks"]:
@@ -318,17 +321,11 @@ def load_inputs(config: RunConfig) -> RunInputs:
             ids = scenario_vignettes(scenario, every, config.domain)
             vignettes[scenario.id] = {vignette_id(i): v for i, v in enumerate(every) if vignette_id(i) in ids}
         planned.append(PlannedScenario(scenario, scenario_seeds(scenario, config.probes, seeds, ids)))
-    topics, by_topic = plan_topics(config, scenarios)
-    planned += by_topic
-    by_id = {s.scenario.id: s.scenario for s in planned}
-    if config.variants:
-        by_id[VARIANT_SCENARIO] = variant_scenario()
-    cells = plan(personas, seeds if config.variants else [], config.variants, planned)
-    cases = load_run_cases(config)
-    talkers = personas[: config.limit]  # --limit: the first personas play each case
-    check_case_languages(cases, talkers)
-    conversations = conversation_cells(talkers, [c.id for c in cases], config.conversation_repeats)
-    chunk_gold = answers_from_chunks(config)
+    return planned, vignettes
+
+
+def check_scoring_files(config: RunConfig, personas: list[Persona]) -> None:
+    """The scoring section's model, verifier, classifier and profile files can be read."""
     if config.scoring.nli_model is not None and not config.scoring.nli_model.is_dir():
         raise ConfigError(f"field 'scoring.nli_model': no model folder at {config.scoring.nli_model}")
     if config.scoring.verifier is not None:
@@ -343,6 +340,28 @@ def load_inputs(config: RunConfig) -> RunInputs:
         except ConfigError as error:
             raise ConfigError(f"field 'scoring.safety_classifiers.{name}': {error}") from None
     check_profile_files(config)
+
+
+def load_inputs(config: RunConfig) -> RunInputs:
+    """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
+    ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
+    personas = load_personas(config.personas, config.persona_ids)
+    check_languages(config, personas)
+    scenarios = load_run_scenarios(config)
+    seeds, repeated, gold = load_seeds(config, scenarios)
+    planned, vignettes = plan_scenarios(config, scenarios, seeds)
+    topics, by_topic = plan_topics(config, scenarios)
+    planned += by_topic
+    by_id = {s.scenario.id: s.scenario for s in planned}
+    if config.variants:
+        by_id[VARIANT_SCENARIO] = variant_scenario()
+    cells = plan(personas, seeds if config.variants else [], config.variants, planned)
+    cases = load_run_cases(config)
+    talkers = personas[: config.limit]  # --limit: the first personas play each case
+    check_case_languages(cases, talkers)
+    conversations = conversation_cells(talkers, [c.id for c in cases], config.conversation_repeats)
+    chunk_gold = answers_from_chunks(config)
+    check_scoring_files(config, personas)
     return RunInputs(
         personas=personas,
         qaps=seeds,

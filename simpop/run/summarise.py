@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from simpop.aggregate import MetricTally, accuracy_by_persona
 from simpop.judging.profile import profile_for
@@ -15,7 +17,6 @@ from simpop.metrics.faithfulness import FAITHFULNESS
 from simpop.metrics.judge import JUDGE_ERROR
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import (
-    Conversation,
     FailureLimits,
     JudgeSummary,
     LLMUsage,
@@ -30,6 +31,7 @@ from simpop.models import (
 )
 from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.fidelity_summary import fidelity_summary
+from simpop.run.assembly import RunLogs
 from simpop.run.completeness import Group, StageTally, is_incomplete, tested_groups, untested
 from simpop.run.conversation_summary import ConversationTally, converse_stage
 from simpop.run.plan import RunInputs
@@ -104,102 +106,119 @@ def topic_strata(inputs: RunInputs, allocation: str) -> TopicStrata | None:
     return inputs.topics.strata([seed for _, seed in sorted(drawn)], allocation)
 
 
-def summarise(
-    store: RunStore,
-    inputs: RunInputs,
-    probes: JsonlLog[Probe],
-    responses: JsonlLog[Response],
-    scores: JsonlLog[Score],
-    *,
-    target: str,
-    target_kind: str,
-    judge_model: str,
-    judge_usage: LLMUsage | None,
-    judge_yes_no: str | None = None,
-    allocation: str,
-    limits: FailureLimits,
-    seed: int,
-    usage: LLMUsage,
-    duration_s: float,
-    invocations: int = 1,
-    conversations: JsonlLog[Conversation] | None = None,
-    verdicts: dict[str, Validation] | None = None,
-) -> RunSummary:
+@dataclass(frozen=True)
+class RunFacts:
+    """What the summary says of a run beside its records."""
+
+    target: str
+    target_kind: str
+    judge_model: str
+    judge_usage: LLMUsage | None
+    judge_yes_no: str | None
+    allocation: str
+    limits: FailureLimits
+    seed: int
+    usage: LLMUsage
+    duration_s: float
+    invocations: int = 1
+    verdicts: dict[str, Validation] | None = None
+
+
+class RecordTally:
+    """The records of the run's planned cells, counted one at a time: the stages, what was not
+    scored and why, the metric means, the judge, QAP-match labels and conversation turns."""
+
+    def __init__(self, inputs: RunInputs) -> None:
+        self.in_plan = {c.cell_id: i for i, c in enumerate(inputs.cells)}
+        by_id = {cell: i for i, cell in enumerate(sorted(self.in_plan))}
+        self.stages = StageTally()
+        self.excluded: Counter[str] = Counter()
+        self.not_scored: dict[Group, Counter[str]] = defaultdict(Counter)
+        self.means, self.judge = MetricTally(by_id.__getitem__), JudgeTally()
+        self.qap_match: list[Score] = []  # label and persona only: see accuracy_by_persona
+        self.own_variants = bool(inputs.own_seeds) and VARIANT_SCENARIO in inputs.scenarios
+        self.talks = ConversationTally(inputs)
+
+    def probes(self, probes: JsonlLog[Probe]) -> Iterator[Probe]:
+        for probe in probes.scan():
+            if probe.cell_id in self.in_plan:
+                self.stages.probe(probe)
+                yield probe
+
+    def response(self, response: Response) -> None:
+        if response.cell_id not in self.in_plan:
+            return
+        self.stages.response(response)
+        if response.excluded:
+            self.excluded[response.excluded] += 1
+            self.not_scored["scenario", response.scenario_id][response.excluded] += 1
+            self.not_scored["persona", response.persona_id][response.excluded] += 1
+
+    def score(self, score: Score) -> None:
+        if score.cell_id not in self.in_plan:
+            if self.talks.turn(score):  # a conversation turn is an answer judged like a probe's
+                self.stages.score(score)
+                self.judge.add(score, turn=True)
+            else:
+                self.talks.add(score)
+            return
+        self.stages.score(score)
+        self.judge.add(score)
+        if score.metric != QAP_MATCH:
+            self.means.add(score)
+        elif self.own_variants and score.scenario_id == VARIANT_SCENARIO:
+            self.qap_match.append(
+                Score.model_construct(persona_id=score.persona_id, label=score.label, excluded=score.excluded)
+            )
+
+    def accuracy(self, persona_ids: list[str]) -> QAPAccuracy | None:
+        if not self.own_variants:
+            return None
+        rows, total = accuracy_by_persona(self.qap_match, persona_ids)
+        return QAPAccuracy(personas=rows, total=total)
+
+
+def summarise(store: RunStore, inputs: RunInputs, logs: RunLogs, facts: RunFacts) -> RunSummary:
     """The run's summary, read from its record files one record at a time (memory does not
     grow with the number of cells), in an order that does not depend on the order the cells
     finished in."""
     persona_ids = [p.id for p in inputs.personas]
-    in_plan = {c.cell_id: i for i, c in enumerate(inputs.cells)}
-    by_id = {cell: i for i, cell in enumerate(sorted(in_plan))}
-    stages = StageTally()
-    planned_probes = (p for p in probes.scan() if p.cell_id in in_plan)
-
-    def counted(probe: Probe) -> Probe:
-        stages.probe(probe)
-        return probe
-
-    fidelity = fidelity_summary(inputs.personas, map(counted, planned_probes), order=in_plan)
-    excluded: Counter[str] = Counter()
-    not_scored: dict[Group, Counter[str]] = defaultdict(Counter)
-    for response in responses.scan():
-        if response.cell_id in in_plan:
-            stages.response(response)
-            if response.excluded:
-                excluded[response.excluded] += 1
-                not_scored["scenario", response.scenario_id][response.excluded] += 1
-                not_scored["persona", response.persona_id][response.excluded] += 1
-    means, judge = MetricTally(by_id.__getitem__), JudgeTally()
-    qap_match: list[Score] = []  # label and persona only: see accuracy_by_persona
-    own_variants = inputs.own_seeds and VARIANT_SCENARIO in inputs.scenarios
-    talks = ConversationTally(inputs)
-    for score in scores.scan():
-        if score.cell_id not in in_plan:
-            if talks.turn(score):  # a conversation turn is an answer judged like a probe's
-                stages.score(score)
-                judge.add(score, turn=True)
-            else:
-                talks.add(score)
-            continue
-        stages.score(score)
-        judge.add(score)
-        if score.metric != QAP_MATCH:
-            means.add(score)
-        elif own_variants and score.scenario_id == VARIANT_SCENARIO:
-            qap_match.append(
-                Score.model_construct(persona_id=score.persona_id, label=score.label, excluded=score.excluded)
-            )
-    accuracy = None
-    if own_variants:
-        rows, total = accuracy_by_persona(qap_match, persona_ids)
-        accuracy = QAPAccuracy(personas=rows, total=total)
-    by_persona, by_scenario, by_pair = means.means(persona_ids, list(dict.fromkeys(inputs.scenarios)), seed)
-    stage_rows = stages.stages(len(inputs.cells))
-    talked = None
-    if inputs.conversations and conversations is not None:
-        talked = talks.summary(conversations, seed)
-        stage_rows.append(converse_stage(conversations, set(talks.planned)))
-    tested = tested_groups(by_persona, by_scenario, accuracy)
+    tally = RecordTally(inputs)
+    fidelity = fidelity_summary(inputs.personas, tally.probes(logs.probes), order=tally.in_plan)
+    for response in logs.responses.scan():
+        tally.response(response)
+    for score in logs.scores.scan():
+        tally.score(score)
+    accuracy = tally.accuracy(persona_ids)
+    scenario_ids = list(dict.fromkeys(inputs.scenarios))
+    by_persona, by_scenario, by_pair = tally.means.means(persona_ids, scenario_ids, facts.seed)
+    stage_rows = tally.stages.stages(len(inputs.cells))
+    talks, talked = tally.talks, None
+    if inputs.conversations:
+        talked = talks.summary(logs.conversations, facts.seed)
+        stage_rows.append(converse_stage(logs.conversations, set(talks.planned)))
     planned: Counter[Group] = Counter(("scenario", c.scenario_id) for c in inputs.cells)
     planned.update(("case", c.scenario_id) for c in talks.cells)
     planned.update(("persona", c.persona_id) for c in [*inputs.cells, *talks.cells])
     for reason, groups in talks.not_scored().items():
         for group in groups:
-            not_scored[group][reason] += 1
+            tally.not_scored[group][reason] += 1
+    tested = tested_groups(by_persona, by_scenario, accuracy) | talks.tested
     return RunSummary(
         run_id=store.run_id,
-        target=target,
-        target_kind=target_kind,
+        target=facts.target,
+        target_kind=facts.target_kind,
         planned_cells=len(inputs.cells),
-        excluded=dict(excluded),
+        excluded=dict(tally.excluded),
         seeds_without_gold=[qap_id for qap_id, gold in inputs.gold.items() if gold == []],
         accuracy=accuracy,
         metrics=by_persona,
         metrics_by_scenario=by_scenario,
         metrics_by_persona_scenario=by_pair,
-        judge=judge.summary(judge_model, judge_usage, verdicts, judge_yes_no),
+        judge=tally.judge.summary(facts.judge_model, facts.judge_usage, facts.verdicts, facts.judge_yes_no),
         fidelity=fidelity,
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
-        topics=topic_strata(inputs, allocation),
+        topics=topic_strata(inputs, facts.allocation),
         labels=labels_summary(store, persona_ids),
         personas=inputs.personas,
         scenario_briefs=[
@@ -207,10 +226,10 @@ def summarise(
             for s in inputs.scenarios.values()
         ],
         stages=stage_rows,
-        incomplete=is_incomplete(stage_rows, limits),
-        untested=untested(planned, tested | talks.tested, not_scored),
+        incomplete=is_incomplete(stage_rows, facts.limits),
+        untested=untested(planned, tested, tally.not_scored),
         conversations=talked,
-        llm=usage,
-        duration_s=duration_s,
-        invocations=invocations,
+        llm=facts.usage,
+        duration_s=facts.duration_s,
+        invocations=facts.invocations,
     )
