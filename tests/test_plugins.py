@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from helpers import ROOT, assert_one_line_error, simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
@@ -134,6 +135,32 @@ def test_an_unknown_kind_and_a_broken_plugin_are_one_line_errors(project):
         project, "name: t\nplugins: [broken.py]\ntarget: {kind: qap, qaps: data/qaps.jsonl}\n"
     )
     assert_one_line_error(simpop("run", str(path), cwd=project), "field 'plugins'", "cannot import it")
+    assert not (project / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("source", "what"),
+    [
+        (
+            "from simpop.metrics import Measure, Metric, metric\n"
+            "@metric\nclass Mine(Metric):\n    name = 'refusal'\n"
+            "    measures = (Measure('refusal', 'mine'),)\n",
+            "metric 'refusal' of simpop_plugin_dup would replace the one of simpop.metrics.refusal",
+        ),
+        (
+            "from typing import Literal\nfrom simpop.models import TargetSettings\n"
+            "from simpop.targets import target\n"
+            "class Mine(TargetSettings):\n    kind: Literal['qap']\n"
+            "@target(Mine)\ndef build(config, run): ...\n",
+            "target kind 'qap' of simpop_plugin_dup would replace the one of simpop.targets.qap",
+        ),
+    ],
+    ids=["metric", "target kind"],
+)
+def test_a_plugin_that_reuses_a_built_in_name_is_a_one_line_error_naming_both_modules(project, source, what):
+    (project / "dup.py").write_text(source)
+    path = write_config(project, "name: t\nplugins: [dup.py]\ntarget: {kind: qap, qaps: data/qaps.jsonl}\n")
+    assert_one_line_error(simpop("run", str(path), cwd=project), "field 'plugins'", what)
     assert not (project / "runs").exists()
 
 
