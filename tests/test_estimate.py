@@ -111,3 +111,25 @@ def test_a_fresh_machine_times_the_embedded_server_before_the_plan(tmp_path: Pat
         assert server is endpoint_for(config.llm) and server._url is not None  # the run's own
     finally:
         server.close()
+
+
+def test_a_re_run_whose_questions_are_cached_starts_no_server():
+    """A re-run's questions all come from the cache: starting the embedded server to time it
+    cost 6.5 of a cached re-run's 10 seconds (the judges' calls are then cached too)."""
+    from simpop.llm import endpoint_for
+    from simpop.models import QWEN_0_5B, LLMConfig
+    from simpop.run.estimate import RunEstimate, StageCost, time_servers
+
+    llm = LLMConfig(model=QWEN_0_5B)
+    stages = [
+        StageCost("write questions", 0, 0.0, "the cache answers all"),
+        StageCost("judges", 40, None, "", llm),
+    ]
+    cached = RunEstimate(cells=10, per_persona={}, per_scenario={}, stages=stages, paces=[], configs=(llm,))
+    assert time_servers(cached) is cached  # the fixture fails a test that starts the local LLM
+    assert endpoint_for(llm)._url is None
+    fresh = [StageCost("write questions", 5, None, "", llm), *stages[1:]]
+    with pytest.raises(AssertionError, match="starts the local LLM"):  # a run with questions to write does
+        time_servers(
+            RunEstimate(cells=10, per_persona={}, per_scenario={}, stages=fresh, paces=[], configs=(llm,))
+        )

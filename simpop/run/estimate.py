@@ -173,9 +173,16 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
     )
 
 
+WRITING = ("write questions", "patient turns")  # the stages whose cached calls the plan knows
+
+
 def time_servers(found: RunEstimate) -> RunEstimate:
     """Start the embedded servers the run will call and time them now (the run then uses them),
-    so that a fresh machine gets an estimate and a busy one a longer one."""
+    so that a fresh machine gets an estimate and a busy one a longer one. Where the cache holds
+    every question (a re-run), none is started: the later stages' calls are then mostly cached
+    too, and a server that is needed starts at its first call."""
+    if not any(s.calls for s in found.stages if s.stage in WRITING):
+        return found
     servers = [embedded_server(c) for c in found.configs if c.base_url is None and c.timeout is None]
     for server in dict.fromkeys(servers):
         server.start()
