@@ -89,9 +89,7 @@ def in_process(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedPro
         forget_users_modules(modules)
     stderr, code = result.stderr, result.exit_code
     if result.exception is not None and not isinstance(result.exception, SystemExit):
-        stderr += "Traceback (most recent call last):\n" + "".join(
-            traceback.format_exception(result.exception)
-        )
+        stderr += "".join(traceback.format_exception(result.exception))  # "Traceback (most recent ..."
         code = 1
     return subprocess.CompletedProcess(["simpop", *args], code, result.stdout, stderr)
 
