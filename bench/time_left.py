@@ -12,7 +12,9 @@ prints with the seconds since the start (and writes them to ``--log``), and prin
   ratio within 0.7–1.3), with the worst one.
 
 Run it quiet, then beside a busy process (``python bench/busy.py`` in another shell) to
-measure both."""
+measure both. ``--read LOG`` reports on a log written earlier, and recomputes every line's time
+left both ways: at the stage's own average rate, and with the stages sharing the one LLM
+(``simpop.cli.shared_llm``, from the plan's seconds per stage), so an old log tests the model."""
 
 from __future__ import annotations
 
@@ -51,7 +53,78 @@ def stamped(command: list[str], log: Path | None) -> tuple[list[tuple[float, str
     return lines, process.wait()
 
 
-def report(lines: list[tuple[float, str]]) -> None:
+PLAN_STAGE = re.compile(r"^\s*(?P<stage>write questions|patient turns|bot answers|judges): (?P<rest>.*)$")
+PLAN_COST = re.compile(r"LLM calls, about (?P<amount>[\d.]+) (?P<unit>s|min|h)")
+RUN_LINE = re.compile(r"^run \S+ → ")
+# the progress bar of each planned stage (``simpop.run.tasks``)
+BAR_STAGE = {"generate questions": "write questions", "score answers": "judges"}
+
+
+def plan_seconds(lines: list[tuple[float, str]]) -> dict[str, float | None]:
+    """The LLM seconds the plan printed per stage (0 for a stage without LLM calls)."""
+    plan: dict[str, float | None] = {}
+    for _, text in lines:
+        if match := PLAN_STAGE.match(text):
+            cost = PLAN_COST.search(match["rest"])
+            unknown = "time unknown" in match["rest"]
+            seconds = float(cost["amount"]) * UNITS[cost["unit"]] if cost else 0.0
+            plan[match["stage"]] = None if unknown else seconds
+    return plan
+
+
+def bar_stage(label: str) -> str | None:
+    return BAR_STAGE.get(label, "bot answers" if label.startswith("ask ") else None)
+
+
+def ratios(seen: list[tuple[float, int, int, float | None]]) -> list[float]:
+    """Time left said ÷ time the stage then took, for every line after 20 % of it."""
+    finished = next((at for at, done, total, _ in seen if done == total), seen[-1][0])
+    return [
+        left / (finished - at)
+        for at, done, total, left in seen
+        if left is not None and done >= 0.2 * total and done < total and finished > at
+    ]
+
+
+def replayed(lines: list[tuple[float, str]], progress: dict) -> dict[str, dict[str, list]]:
+    """Every stage's logged lines with the time left recomputed at its own rate and by the
+    shared-LLM model, from what the log shows of every stage at that moment."""
+    from simpop.cli.shared_llm import StageState, own_time_left, times_left
+
+    plan = plan_seconds(lines)
+    start = next((at for at, text in lines if RUN_LINE.match(text)), lines[0][0])
+    order = list(plan)
+    chain = sorted((s for s in progress if bar_stage(s) in plan), key=lambda s: order.index(bar_stage(s)))
+    out: dict[str, dict[str, list]] = {s: {"own rate": [], "shared LLM": []} for s in progress}
+    for stage, seen in progress.items():
+        for at, done, total, _ in seen:
+            state = {}
+            for other in progress:
+                before = [(d, t) for a, d, t, _ in progress[other] if a <= at]
+                d, t = before[-1] if before else (0, progress[other][0][2])
+                cost = plan.get(bar_stage(other) or "")
+                state[other] = StageState(t, d, 0, at - start, None if cost is None else cost / max(t, 1))
+            own = own_time_left(state[stage])
+            out[stage]["own rate"].append((at, done, total, own))
+            if stage in chain:
+                model = times_left([state[s] for s in chain])[chain.index(stage)]
+                out[stage]["shared LLM"].append((at, done, total, model))
+    return out
+
+
+def show(stage: str, how: str, found: list[float]) -> None:
+    if not found:
+        print(f"{stage} ({how}): no line with a time left after 20 %")
+        return
+    worst = max(found, key=lambda r: abs(r - 1))
+    inside = sum(GOAL[0] <= r <= GOAL[1] for r in found)
+    print(
+        f"{stage} ({how}): {len(found)} lines after 20 %, time left said ÷ taken {min(found):.2f}–"
+        f"{max(found):.2f} (worst {worst:.2f}); {inside}/{len(found)} within ±30 %"
+    )
+
+
+def report(lines: list[tuple[float, str]], replay: bool = False) -> None:
     wall = lines[-1][0] if lines else 0.0
     plan = next((PLAN.search(text) for _, text in lines if PLAN.search(text)), None)
     if plan:
@@ -65,21 +138,12 @@ def report(lines: list[tuple[float, str]]) -> None:
             done, total = int(match["done"]), int(match["total"])
             progress.setdefault(match["stage"], []).append((at, done, total, seconds(match["left"])))
     for stage, seen in progress.items():
-        finished = next((at for at, done, total, _ in seen if done == total), seen[-1][0])
-        ratios = [
-            left / (finished - at)
-            for at, done, total, left in seen
-            if left is not None and done >= 0.2 * total and done < total and finished > at
-        ]
-        if not ratios:
-            print(f"{stage}: no line with a time left after 20 %")
-            continue
-        worst = max(ratios, key=lambda r: abs(r - 1))
-        inside = sum(GOAL[0] <= r <= GOAL[1] for r in ratios)
-        print(
-            f"{stage}: {len(ratios)} lines after 20 %, time left said ÷ taken {min(ratios):.2f}–"
-            f"{max(ratios):.2f} (worst {worst:.2f}); {inside}/{len(ratios)} within ±30 %"
-        )
+        show(stage, "as printed", ratios(seen))
+    if replay:
+        for stage, ways in replayed(lines, progress).items():
+            for how, seen in ways.items():
+                if seen:
+                    show(stage, f"recomputed, {how}", ratios(seen))
 
 
 def main() -> None:
@@ -93,7 +157,7 @@ def main() -> None:
             (float(a), b)
             for a, _, b in (line.strip(" ").partition(" ") for line in args.read.read_text().splitlines())
         ]
-        report(lines)
+        report(lines, replay=True)
         return
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     lines, status = stamped(command, args.log)

@@ -172,6 +172,25 @@ def test_reading_grades_must_rise_with_intervals_apart():
     assert any("rise, but their 95% intervals overlap" in w for w in overlapping.warnings)
 
 
+def test_a_learner_is_left_out_of_the_health_literacy_ordering():
+    """A learner at medium health literacy writes plainly because of her language level: counted
+    in medium, her grade 2 would put medium below low."""
+    learner = _persona("learner", "medium").model_copy(update={"language_level": "A2"})
+    personas = [_persona("low", "low"), _persona("mid", "medium"), learner, _persona("high", "high")]
+    grades = {"low": [3.0, 3.5, 4.0], "mid": [6.0, 6.5, 7.0], "learner": [1.0, 1.5, 2.0, 1.0, 1.5, 2.0],
+              "high": [9.0, 9.5, 10.0]}  # fmt: skip
+    probes = [_probe(pid, i, "a b", g) for pid, values in grades.items() for i, g in enumerate(values)]
+    summary = fidelity_summary(personas, probes)
+    assert summary.reading_grade_by_literacy == {"low": 3.5, "medium": 6.5, "high": 9.5}
+    assert not any("reading grades" in w for w in summary.warnings)
+    # the same learner at native level counts, and medium no longer rises above low
+    native = learner.model_copy(update={"language_level": "native"})
+    counted = fidelity_summary([personas[0], personas[1], native, personas[3]], probes)
+    medium = (6.0 + 6.5 + 7.0 + 2 * 4.5) / 9
+    assert counted.reading_grade_by_literacy["medium"] == pytest.approx(medium, abs=1e-3)
+    assert any("do not rise" in w for w in counted.warnings)
+
+
 def test_the_literacy_grades_are_of_the_question_alone_where_it_was_written_alone():
     personas = [_persona("low", "low"), _persona("high", "high")]
     plain, precise = (

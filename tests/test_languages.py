@@ -213,6 +213,7 @@ def test_the_german_personas_ship_and_load() -> None:
         "low-literacy-de",
         "low-language-literacy-de",
         "older-phone-de",
+        "typical-adult-de",
     }
     assert all(p.language == "de" for p in found)
     for p in found:
@@ -228,7 +229,7 @@ def test_the_german_demo_plans_offline(tmp_path) -> None:
     result = simpop("run", str(ROOT / "targets" / "breast-qap-de.yaml"), "--variants", "1", "--limit", "2",
                     "--dry-run", cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "plan: 8 cells; per persona: 4 × 2" in result.stdout
+    assert "plan: 10 cells; per persona: 5 × 2" in result.stdout
 
 
 def test_a_persona_in_an_uncovered_language_stops_the_run(tmp_path) -> None:

@@ -6,8 +6,10 @@ import io
 
 import pytest
 from rich.console import Console
+from rich.progress import Progress
 
-from simpop.cli.progress import LineProgress, duration, progress_display, rate
+from simpop.cli.progress import LineProgress, duration, modelled_times_left, progress_display, rate
+from simpop.cli.shared_llm import StageState, own_time_left, times_left
 from simpop.run.tasks import stage_progress
 
 
@@ -36,3 +38,61 @@ def test_rate_leaves_out_what_a_resumed_run_had_done():
 
 def test_duration():
     assert [duration(s) for s in (None, 12, 580, 3725)] == ["–", "12s", "9m 40s", "1h 02m"]
+
+
+# --- times left with the stages sharing one LLM (issue 45) --------------------------------------
+
+
+def test_one_stage_alone_keeps_its_measured_pace():
+    # 50 items of 1 planned LLM second done in 100 s: 2 wall seconds per planned second,
+    # so the other 50 take 100 s
+    [left] = times_left([StageState(total=100, done=50, resumed=0, elapsed=100.0, cost=1.0)])
+    assert left == pytest.approx(100.0, abs=1.0)
+
+
+def test_a_stage_sharing_the_llm_with_a_backlog_slows_to_half():
+    """Question writing at 90/100 with 60 answers waiting for the judges: at its own average it
+    would take 11 s more; sharing the LLM half and half, its 10 items take 2 × 10 × 0.833 s."""
+    writing = StageState(total=100, done=90, resumed=0, elapsed=100.0, cost=1.0)
+    judging = StageState(total=100, done=30, resumed=0, elapsed=100.0, cost=1.0)
+    # pace: 100 s for 90 + 30 planned seconds = 0.833 wall seconds per planned second
+    assert own_time_left(writing) == pytest.approx(11.1, abs=0.1)
+    left_writing, left_judging = times_left([writing, judging])
+    assert left_writing == pytest.approx(2 * 10 / 1.2, rel=0.03)
+    # the judges finish when all the LLM work left is done: (10 + 70) × 0.833 s
+    assert left_judging == pytest.approx(80 / 1.2, rel=0.03)
+
+
+def test_a_stage_without_llm_calls_finishes_with_the_stage_before_it_or_its_own_rate():
+    writing = StageState(total=100, done=50, resumed=0, elapsed=100.0, cost=1.0)
+    quick_bot = StageState(total=100, done=50, resumed=0, elapsed=100.0, cost=0.0)
+    _, left = times_left([writing, quick_bot])
+    assert left == pytest.approx(100.0, abs=1.0)  # with the questions (its own rate says 100 s too)
+    slow_bot = StageState(total=100, done=10, resumed=0, elapsed=100.0, cost=0.0)
+    _, left = times_left([writing, slow_bot])
+    assert left == pytest.approx(900.0)  # 90 left at its own 0.1 a second
+
+
+def test_without_the_plans_seconds_each_stage_keeps_its_own_rate():
+    stages = [
+        StageState(total=100, done=90, resumed=0, elapsed=100.0, cost=None),
+        StageState(total=100, done=30, resumed=0, elapsed=100.0, cost=1.0),
+    ]
+    assert times_left(stages) == [pytest.approx(100 / 9), pytest.approx(700 / 3)]
+
+
+def test_the_line_display_models_the_stages_named_in_the_plan():
+    clock = [0.0]
+    progress = Progress(get_time=lambda: clock[0], disable=True)
+    writing = progress.add_task("generate questions", total=100, stage="write questions", resumed=0)
+    judging = progress.add_task("score answers", total=100, stage="judges", resumed=0)
+    other = progress.add_task("explain verdicts", total=10, resumed=0)
+    clock[0] = 100.0
+    progress.advance(writing, 90)
+    progress.advance(judging, 30)
+    progress.advance(other, 5)
+    # the plan: 100 planned seconds for each stage's 100 items, 1 per item
+    left = modelled_times_left(progress.tasks, {"write questions": 100.0, "judges": 100.0})
+    assert left[writing] == pytest.approx(2 * 10 / 1.2, rel=0.03)
+    assert left[judging] == pytest.approx(80 / 1.2, rel=0.03)
+    assert left[other] == pytest.approx(100.0)  # no stage: 5 left at its own 0.05 a second

@@ -77,9 +77,10 @@ def ids(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()] if value else None
 
 
-def progress_bars() -> Progress:
-    """Progress of a long command on stderr: bars in a terminal, plain lines elsewhere."""
-    return progress_display(err_console)
+def progress_bars(plan: dict[str, float | None] | None = None) -> Progress:
+    """Progress of a long command on stderr: bars in a terminal, plain lines elsewhere
+    (``plan``: the LLM seconds of each stage, for the times left)."""
+    return progress_display(err_console, plan)
 
 
 CALIBRATOR_OPTION = click.option(

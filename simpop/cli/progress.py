@@ -1,7 +1,8 @@
 """Progress of long work: rich bars in a terminal; elsewhere (CI logs, a pipe, ``nohup``) a
-plain line per stage every ``LINE_EVERY_S`` seconds or 5 % of it, and when it ends. Rates and
-times left are averaged since the stage started in this process (rich's 30-second window read
-17,000/s when a burst of cached cells landed at once)."""
+plain line per stage every ``LINE_EVERY_S`` seconds or 5 % of it, and when it ends. Rates are
+averaged since the stage started in this process (rich's 30-second window read 17,000/s when a
+burst of cached cells landed at once). Times left: where the plan gave its stages' LLM seconds,
+from the stages sharing the one LLM (``shared_llm``); else at the stage's own average rate."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from simpop.cli.shared_llm import StageState, times_left
+
 LINE_EVERY_S = 10.0
 STEPS = 20  # a line every 5 % of a stage
 
@@ -36,6 +39,24 @@ def rate(task: Task) -> float | None:
 def time_left(task: Task) -> float | None:
     speed = rate(task)
     return (task.total - task.completed) / speed if speed and task.total is not None else None
+
+
+def modelled_times_left(tasks: list[Task], plan: dict[str, float | None]) -> dict[TaskID, float | None]:
+    """Each task's time left: the tasks that name a stage of ``plan`` (its LLM seconds per
+    stage) modelled together in the plan's order, the others at their own rate."""
+    order = list(plan)
+    chain = sorted(
+        (t for t in tasks if t.fields.get("stage") in plan), key=lambda t: order.index(t.fields["stage"])
+    )
+    states = []
+    for task in chain:
+        resumed = task.fields.get("resumed", 0)
+        seconds = plan[task.fields["stage"]]
+        cost = None if seconds is None else seconds / max(1, int(task.total or 0) - resumed)
+        total = int(task.total or 0)
+        states.append(StageState(total, int(task.completed), resumed, task.elapsed or 0.0, cost))
+    found = dict(zip((t.id for t in chain), times_left(states), strict=True))
+    return {t.id: found[t.id] if t.id in found else time_left(t) for t in tasks}
 
 
 def duration(seconds: float | None) -> str:
@@ -55,16 +76,32 @@ class RateColumn(ProgressColumn):
 
 
 class TimeLeftColumn(ProgressColumn):
+    def __init__(self, plan: dict[str, float | None]) -> None:
+        super().__init__()
+        self.plan = plan
+        self.progress: Progress | None = None
+        self._modelled: tuple[float, dict[TaskID, float | None]] = (0.0, {})
+
     def render(self, task: Task) -> Text:
-        left = 0.0 if task.finished else time_left(task)
+        if task.finished:
+            left: float | None = 0.0
+        elif self.progress is not None and self.plan:
+            when, found = self._modelled
+            if time.monotonic() - when >= 1.0 or task.id not in found:  # the bars redraw 10 times a second
+                found = modelled_times_left(self.progress.tasks, self.plan)
+                self._modelled = (time.monotonic(), found)
+            left = found.get(task.id)
+        else:
+            left = time_left(task)
         return Text(f"eta {duration(left)}", style="progress.remaining")
 
 
 class LineProgress(Progress):
     """Progress outside a terminal: plain lines on stderr, no bars."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, plan: dict[str, float | None] | None = None) -> None:
         super().__init__(console=console, disable=True)
+        self.plan = plan or {}
         self._shown: dict[TaskID, tuple[float, int]] = {}  # when, and at which step of the share
         self._ticker: threading.Thread | None = None
         self._stopped = threading.Event()
@@ -94,7 +131,8 @@ class LineProgress(Progress):
         else:
             share = f" ({task.completed / total:.0%})" if total else ""
             speed = rate(task)
-            text = f"{head}{share}, {f'{speed:.1f}/s' if speed else '–/s'}, {duration(time_left(task))} left"
+            left = modelled_times_left(self.tasks, self.plan)[task.id] if self.plan else time_left(task)
+            text = f"{head}{share}, {f'{speed:.1f}/s' if speed else '–/s'}, {duration(left)} left"
         print(text, file=sys.stderr, flush=True)
 
     def _tick(self) -> None:
@@ -122,16 +160,20 @@ class LineProgress(Progress):
             self._ticker = None
 
 
-def progress_display(console: Console) -> Progress:
-    """Bars on ``console`` when it is a terminal, plain lines otherwise."""
+def progress_display(console: Console, plan: dict[str, float | None] | None = None) -> Progress:
+    """Bars on ``console`` when it is a terminal, plain lines otherwise. ``plan``: the LLM
+    seconds the run's plan gave each of its stages (None: not known)."""
     if not console.is_terminal:
-        return LineProgress(console)
-    return Progress(
+        return LineProgress(console, plan)
+    left = TimeLeftColumn(plan or {})
+    bars = Progress(
         TextColumn("{task.description:<22}"),
         BarColumn(),
         MofNCompleteColumn(),
         RateColumn(),
         TimeElapsedColumn(),
-        TimeLeftColumn(),
+        left,
         console=console,
     )
+    left.progress = bars
+    return bars

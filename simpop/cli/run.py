@@ -132,13 +132,13 @@ def run(
     prepared = prepare(options, config, started, policy)
     if prepared is None:  # a dry run: the plan was printed
         return
-    config, inputs = prepared
+    config, inputs, plan = prepared
     store = run_store(options, store, config, inputs)
     from simpop.run.execute import execute
 
     err_console.print(f"run {store.run_id} → {store.directory}")
     summary = run_interruptibly(
-        execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars()),
+        execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars(plan)),
         lambda: err_console.print(
             f"interrupted: the records written so far are kept in {store.directory}; finish with: "
             f"simpop run {config_file} --resume {store.run_id} --out {out}",
@@ -238,9 +238,10 @@ def configured(
 
 def prepare(
     options: RunOptions, config: RunConfig, started: Started, policy: Policy | None
-) -> tuple[RunConfig, RunInputs] | None:
+) -> tuple[RunConfig, RunInputs, dict[str, float | None]] | None:
     """The inputs, checked with the policy's ids and the endpoints before anything is printed;
-    then the notes and the plan (None after a dry run's plan)."""
+    then the notes and the plan (None after a dry run's plan), with the LLM seconds it gives
+    each stage (none on a resumed run: the progress lines then use each stage's own rate)."""
     from simpop.run.language_checks import language_notes, with_embedding_for_languages
     from simpop.run.plan import load_inputs
     from simpop.run.preflight import check_endpoints
@@ -265,6 +266,7 @@ def prepare(
         )
     for note in language_notes(config, inputs.personas):
         err_console.print(f"note: {note}", soft_wrap=True, highlight=False)
+    plan: dict[str, float | None] = {}
     if options.dry_run or not options.resume_id:
         from simpop.run.estimate import estimate, estimate_lines, time_servers
 
@@ -276,11 +278,12 @@ def prepare(
             console.print("\n".join(lines), soft_wrap=True, highlight=False)
             return None
         err_console.print("\n".join(lines), soft_wrap=True, highlight=False)
+        plan = {stage.stage: stage.seconds for stage in found.stages}
     for note in slow:
         err_console.print(f"note: {note}")
     if not options.resume_id:
         plan_notes(inputs)
-    return config, inputs
+    return config, inputs, plan
 
 
 def check_metrics(options: RunOptions, config: RunConfig) -> None:

@@ -146,7 +146,8 @@ class FidelitySummary(Record):
 
     personas: list[PersonaFidelity]
     reading_grade_by_literacy: dict[str, float | None] = Field(
-        description="mean reading grade per health literacy (of a question alone where written alone)"
+        description="mean reading grade per health literacy (of a question alone where written alone; "
+        "learners at A1-B1 left out)"
     )
     warnings: list[str]
     shapes: dict[str, MessageShapes] = Field({}, description="per persona: the shape of its usable messages")

@@ -15,7 +15,7 @@ from simpop.models import FidelitySummary, MessageShapes, Persona, PersonaFideli
 from simpop.paths import cache_dir
 from simpop.population.fidelity import distinct_ratio
 from simpop.population.language_level import LEVELS, level_name
-from simpop.population.message_style import ages_fit, stated_age
+from simpop.population.message_style import LEARNER_LEVELS, ages_fit, stated_age
 from simpop.population.noise import total_errors
 from simpop.population.readability import reading_grade
 from simpop.population.realism import MEQSUM, REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
@@ -176,13 +176,18 @@ def literacy_warning(
 ) -> tuple[dict, str | None]:
     """Mean reading grade per health-literacy level, and a warning unless they rise from low
     to medium to high with 95% intervals that do not overlap, on the persona's own words
-    (``Written.grade``, issue 41)."""
+    (``Written.grade``, issue 41).
+
+    Learners (CEFR A1-B1) are left out: their language level, the other axis, sets how plainly
+    they write (``question_register`` keeps their plainest wordings), so counting a learner at
+    medium health literacy would measure the language level, not the health literacy."""
     grades: dict[str, float | None] = {}
     intervals: dict[str, tuple[float, float] | None] = {}
+    fluent = [p for p in personas if p.language_level not in LEARNER_LEVELS]
     for level in LITERACY_ORDER:
         values = [
             q.grade
-            for p in personas
+            for p in fluent
             if p.health_literacy == level
             for q in by_persona[p.id]
             if q.checked and q.valid and q.grade is not None
@@ -201,7 +206,10 @@ def literacy_warning(
         for level in known
     )
     problem = "do not rise" if not rising else "rise, but their 95% intervals overlap"
-    return grades, f"reading grades (of the questions) {problem} with health literacy ({shown})"
+    return grades, (
+        f"reading grades (of the questions; learners at A1-B1 left out) {problem} with health literacy "
+        f"({shown})"
+    )
 
 
 def language_warnings(persona: Persona, shapes: MessageShapes) -> list[str]:

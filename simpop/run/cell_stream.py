@@ -15,7 +15,7 @@ from simpop.models import Cell, Probe, Response, Score
 from simpop.run.ask import ask_probe
 from simpop.run.plan import RunInputs
 from simpop.run.score import score_case
-from simpop.run.tasks import first_failure, stage_progress
+from simpop.run.tasks import BOT_ANSWERS, JUDGES, first_failure, stage_progress
 from simpop.store import JsonlLog
 from simpop.targets import Target
 
@@ -49,9 +49,9 @@ class CellStream:
         self.judge_slots = asyncio.Semaphore(judge_slots)
         cells = inputs.cells
         asked = sum(c.cell_id in self.responses for c in cells)
-        self.asked = stage_progress(progress, f"ask {target.name}", len(cells), asked)
+        self.asked = stage_progress(progress, f"ask {target.name}", len(cells), asked, BOT_ANSWERS)
         scored = sum(not self._missing(c) for c in cells)
-        self.scored = stage_progress(progress, "score answers", len(cells), scored)
+        self.scored = stage_progress(progress, "score answers", len(cells), scored, JUDGES)
         # cells on their way at most: generation waits for room, so a run holds a bounded
         # number of cells in memory however many it has
         self.room = asyncio.Semaphore(BACKLOG_PER_SLOT * max(ask_slots, judge_slots))

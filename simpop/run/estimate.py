@@ -15,6 +15,7 @@ from simpop.llm.pace import EndpointPace, pace_of
 from simpop.models import LLMConfig, RunConfig
 from simpop.run.generate import cached_groups, plan_groups
 from simpop.run.plan import RunInputs
+from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, WRITE_QUESTIONS
 
 # Measured on the full study (targets/eye-qap.yaml --variants 3 --limit 10: two cores, 420
 # cells, 210 groups): 296 and 274 calls with the 1.5B, 468 with the 0.5B (more top-ups for
@@ -105,6 +106,15 @@ def _where(config: LLMConfig) -> str:
     return f"{config.model} at {endpoint}: pace recorded {when}"
 
 
+def calls_per_group(config: LLMConfig, languages: set[str]) -> float:
+    """Question-writing calls per group: as the last run in the run's one language took with
+    this model, else ``CALLS_PER_GROUP`` (measured in English)."""
+    pace = pace_of(config)
+    if pace is None or len(languages) != 1:
+        return CALLS_PER_GROUP
+    return pace.calls_per_group.get(next(iter(languages)), CALLS_PER_GROUP)
+
+
 def _cached_groups(config: RunConfig, inputs: RunInputs, use_cache: bool) -> int:
     """How many groups of cells the LLM cache already has the questions of."""
     if not use_cache:
@@ -120,15 +130,15 @@ def _cached_groups(config: RunConfig, inputs: RunInputs, use_cache: bool) -> int
 def _bot_answers(config: RunConfig, cells: int) -> StageCost:
     bot_calls = GENERATING_BOTS.get(config.target.kind, 0)
     if not bot_calls:
-        return StageCost("bot answers", 0, 0.0, f"up to {cells} questions to the bot; it calls no simpop LLM")
+        return StageCost(BOT_ANSWERS, 0, 0.0, f"up to {cells} questions to the bot; it calls no simpop LLM")
     bot_llm = getattr(config.target, "llm", None) or config.llm
     detail = f"up to {cells} questions, {bot_calls} call each"
-    return _cost("bot answers", bot_calls * cells, bot_llm, "text", detail)
+    return _cost(BOT_ANSWERS, bot_calls * cells, bot_llm, "text", detail)
 
 
 def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
     if not config.scoring.judges:
-        return StageCost("judges", 0, 0.0, "off")
+        return StageCost(JUDGES, 0, 0.0, "off")
     per_answer = JUDGE_CALLS_PER_ANSWER.get(config.target.kind, JUDGE_CALLS_PER_WRITTEN_ANSWER)
     # a conversation's turns: the safety classifiers decide them, no LLM call, unless the
     # config names turn judges; one contradiction call per conversation
@@ -137,7 +147,7 @@ def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
         ", 1 per conversation" if inputs.conversations else ""
     )
     calls = per_answer * judged + len(inputs.conversations)
-    return _cost("judges", calls, config.judge or config.llm, "yes_no", detail)
+    return _cost(JUDGES, calls, config.judge or config.llm, "yes_no", detail)
 
 
 def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
@@ -153,10 +163,11 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         if to_write
         else f"no LLM call: the cache answers all {groups} groups of cells"
     )
-    stages = [_cost("write questions", to_write * CALLS_PER_GROUP, config.llm, "schema", written)]
+    per_group = calls_per_group(config.llm, {p.language for p in inputs.personas})
+    stages = [_cost(WRITE_QUESTIONS, to_write * per_group, config.llm, "schema", written)]
     if inputs.conversations:
         talks = f"{len(inputs.conversations)} conversations, up to {turns} messages"
-        stages.append(_cost("patient turns", turns, config.llm, "schema", talks))
+        stages.append(_cost(PATIENT_TURNS, turns, config.llm, "schema", talks))
     stages += [_bot_answers(config, cells), _judges(config, inputs, turns)]
     configs: dict[str, LLMConfig] = {}
     for stage in stages:  # the first stage's config of each model
@@ -173,7 +184,7 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
     )
 
 
-WRITING = ("write questions", "patient turns")  # the stages whose cached calls the plan knows
+WRITING = (WRITE_QUESTIONS, PATIENT_TURNS)  # the stages whose cached calls the plan knows
 
 
 def time_servers(found: RunEstimate) -> RunEstimate:

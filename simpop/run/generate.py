@@ -6,13 +6,15 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from contextlib import suppress
+from dataclasses import dataclass, field
 from functools import partial
 
 from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
+from simpop.llm.pace import record_calls_per_group
 from simpop.models import Cell, Fidelity, Persona, Probe, Scenario
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, same_words, usable
@@ -39,7 +41,7 @@ from simpop.population.question_register import register_order
 from simpop.population.readability import reading_grade, syllables
 from simpop.population.situations import usable_situations
 from simpop.run.plan import RunInputs
-from simpop.run.tasks import gather_all, stage_progress
+from simpop.run.tasks import WRITE_QUESTIONS, gather_all, stage_progress
 from simpop.store import JsonlLog
 
 # further calls while too few candidates are usable: on the eye demo's typical and A2 personas
@@ -84,16 +86,19 @@ async def write_candidates(
     check: Callable[[list[str | None]], Awaitable[list[Fidelity | None]]],
     needed: int,
     vignette: str = "",
+    calls: list[int] | None = None,
 ) -> tuple[list[str | None], list[Fidelity | None], str | None, list[str]]:
     """At least ``needed`` candidates (``None`` where none was written), their checks, the
     LLM's error if none was written, and the usable situations written with them: more calls,
-    up to ``RETRIES``, while fewer than ``needed`` are usable. A question-only reply gives one
-    candidate per sentence."""
+    up to ``RETRIES``, while fewer than ``needed`` are usable (each added to ``calls[0]``). A
+    question-only reply gives one candidate per sentence."""
     candidates: list[str | None] = []
     checks: list[Fidelity | None] = []
     situations: list[str] = []
     error = None
     for attempt in range(1 + RETRIES):
+        if calls is not None:
+            calls[0] += 1
         try:
             written, told = await write_probes(llm, *request.call(attempt, len(situations) < needed))
         except LLMError as exc:
@@ -206,7 +211,7 @@ async def generate_probes(
         embedder,
         probes,
         Bounds(run_seed, min_similarity, chunk_min_similarity),
-        stage_progress(progress, "generate questions", len(inputs.cells), done),
+        stage_progress(progress, "generate questions", len(inputs.cells), done, WRITE_QUESTIONS),
         written,
         # the aspect wordings are embedded (loading the model) while the first calls wait too
         asyncio.ensure_future(asyncio.to_thread(AspectModel, embedder))
@@ -216,6 +221,9 @@ async def generate_probes(
     slots = GROUPS_PER_SLOT * llm.config.concurrency
     await gather_all((writer.write(cells) for cells in todo.values()), limit=slots)
     await tables
+    if len(languages := {p.language for p in inputs.personas}) == 1 and todo:
+        with suppress(OSError):  # the pace is a cache for estimates: never fail a run
+            record_calls_per_group(llm.config, languages.pop(), writer.calls[0] / len(todo))
 
 
 @dataclass(frozen=True)
@@ -240,6 +248,7 @@ class GroupWriter:
     advance: Callable[[], None]
     written: Callable[[Cell, Probe], Awaitable[None]] | None
     aspects: asyncio.Future[AspectModel] | None
+    calls: list[int] = field(default_factory=lambda: [0])  # the LLM calls the groups took
 
     def __post_init__(self) -> None:
         self.personas = {p.id: p for p in self.inputs.personas}
@@ -299,7 +308,7 @@ class GroupWriter:
         request = group_request(self.inputs, cells, self.bounds.run_seed)
         checked = self.checker(persona, scenario, source, request)
         candidates, first, error, situations = await write_candidates(
-            self.llm, request, checked, len(cells), persona.vignette
+            self.llm, request, checked, len(cells), persona.vignette, self.calls
         )
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}

@@ -9,12 +9,20 @@ from typing import Any
 
 from rich.progress import Progress
 
+# the plan's stages (``estimate``), in the order an item passes them; a progress bar names its
+# stage so the display can share the LLM's time between the stages (``cli.shared_llm``)
+WRITE_QUESTIONS, PATIENT_TURNS = "write questions", "patient turns"
+BOT_ANSWERS, JUDGES = "bot answers", "judges"
 
-def stage_progress(progress: Progress | None, label: str, total: int, done: int) -> Callable[[], None]:
-    """A progress bar for one stage; returns the function that advances it by one."""
+
+def stage_progress(
+    progress: Progress | None, label: str, total: int, done: int, stage: str | None = None
+) -> Callable[[], None]:
+    """A progress bar for one stage (``stage``: the plan's stage whose LLM calls it makes);
+    returns the function that advances it by one."""
     if progress is None:
         return lambda: None
-    task = progress.add_task(label, total=total, completed=done, resumed=done)
+    task = progress.add_task(label, total=total, completed=done, resumed=done, stage=stage)
     return lambda: progress.advance(task)
 
 

@@ -1,0 +1,100 @@
+"""When each running stage will finish, given that the stages share one LLM (issue 45).
+
+A stage's own average rate misleads where stages share the LLM: question writing runs alone
+at first, then slows to half its pace once the judges have answers to judge, and its last
+groups take several times what its average said. So the stages are modelled together:
+
+- each stage's items cost the plan's LLM seconds per item (``cost``; 0 for a stage that calls
+  no LLM, such as a QAP bot);
+- the LLM's pace here is measured as the wall seconds the run has taken per planned LLM second
+  of the work done so far (the plan's own error and a busy machine both land in it);
+- the LLM's time is shared between the stages that have work waiting (an equal share each, a
+  stage needing less leaving the rest to the others), and a stage's items reach it only as the
+  stage before it finishes them; a stage that calls no LLM passes them on at once, but never
+  faster than its own average rate says.
+
+Stepping this forward from now gives each stage's finish time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+STEPS = 600  # steps of the simulated remainder: a 2-hour remainder in 18-second steps
+
+
+@dataclass(frozen=True)
+class StageState:
+    """One stage as the progress display knows it, in pipeline order."""
+
+    total: int
+    done: int
+    resumed: int  # done before this process started
+    elapsed: float  # seconds since the stage started
+    cost: float | None  # planned LLM seconds per item; None: not known
+
+
+def own_time_left(stage: StageState) -> float | None:
+    """The stage's remainder at its average rate since it started."""
+    done = stage.done - stage.resumed
+    if done <= 0 or stage.elapsed <= 0:
+        return None
+    return (stage.total - stage.done) * stage.elapsed / done
+
+
+def pace(stages: list[StageState]) -> float | None:
+    """Wall seconds per planned LLM second: the run's time so far over the LLM work done."""
+    work = sum((s.done - s.resumed) * s.cost for s in stages if s.cost)
+    wall = max((s.elapsed for s in stages if s.cost), default=0.0)
+    return wall / work if work > 0 and wall > 0 else None
+
+
+def _shares(demands: list[float], capacity: float) -> list[float]:
+    """Max-min fair shares of ``capacity`` for ``demands`` (water-filling)."""
+    given = [0.0] * len(demands)
+    left = capacity
+    order = sorted((i for i, d in enumerate(demands) if d > 0), key=demands.__getitem__)
+    for n, i in enumerate(order):
+        given[i] = min(demands[i], left / (len(order) - n))
+        left -= given[i]
+    return given
+
+
+def times_left(stages: list[StageState]) -> list[float | None]:
+    """Seconds until each stage finishes; a stage's own average where the model cannot say
+    (no plan cost, no LLM work done yet)."""
+    own = [own_time_left(s) for s in stages]
+    k = pace(stages)
+    if k is None or any(s.cost is None for s in stages):
+        return own
+    done = [float(s.done) for s in stages]
+    totals = [float(s.total) for s in stages]
+    # LLM seconds still to spend, in wall seconds, sets the step
+    work = sum((t - d) * s.cost for s, t, d in zip(stages, totals, done, strict=True) if s.cost) * k
+    if work <= 0:
+        return own
+    step = max(work * 1.5 / STEPS, 1e-3)
+    finished: list[float | None] = [0.0 if d >= t else None for d, t in zip(done, totals, strict=True)]
+    now = 0.0
+    while any(f is None for f in finished) and now < step * STEPS * 4:
+        now += step
+        waiting = [
+            (totals[0] - done[0]) if i == 0 else max(0.0, min(done[i - 1], totals[i]) - done[i])
+            for i in range(len(stages))
+        ]
+        # upstream stages that have finished release everything they will ever pass on
+        for i in range(1, len(stages)):
+            if finished[i - 1] is not None:
+                waiting[i] = totals[i] - done[i]
+        llm = [i for i, s in enumerate(stages) if s.cost]
+        given = _shares([waiting[i] * stages[i].cost * k for i in llm], step)  # type: ignore[operator]
+        for i, seconds in zip(llm, given, strict=True):
+            done[i] += seconds / (stages[i].cost * k)  # type: ignore[operator]
+        for i, s in enumerate(stages):
+            if not s.cost:
+                done[i] += waiting[i]
+            if finished[i] is None and done[i] >= totals[i] - 1e-6:
+                finished[i] = now
+    return [
+        None if f is None else max(f, o) if not s.cost and o is not None else f
+        for s, f, o in zip(stages, finished, own, strict=True)
+    ]
