@@ -96,3 +96,14 @@ def test_the_line_display_models_the_stages_named_in_the_plan():
     assert left[writing] == pytest.approx(2 * 10 / 1.2, rel=0.03)
     assert left[judging] == pytest.approx(80 / 1.2, rel=0.03)
     assert left[other] == pytest.approx(100.0)  # no stage: 5 left at its own 0.05 a second
+
+
+def test_the_terminal_bars_show_the_modelled_time_left():
+    bars = progress_display(Console(file=io.StringIO(), force_terminal=True), {"write questions": 100.0})
+    [*_, column] = bars.columns
+    task_id = bars.add_task("generate questions", total=100, stage="write questions", resumed=0)
+    task = bars.tasks[0]
+    task.start_time -= 100.0
+    bars.advance(task_id, 50)
+    # 50 of 100 planned LLM seconds in 100 s: the other 50 take 100 s
+    assert column.render(task).plain == "eta 1m 40s"

@@ -50,10 +50,9 @@ def modelled_times_left(tasks: list[Task], plan: dict[str, float | None]) -> dic
     )
     states = []
     for task in chain:
-        resumed = task.fields.get("resumed", 0)
+        resumed, total = task.fields.get("resumed", 0), int(task.total or 0)
         seconds = plan[task.fields["stage"]]
-        cost = None if seconds is None else seconds / max(1, int(task.total or 0) - resumed)
-        total = int(task.total or 0)
+        cost = None if seconds is None else seconds / max(1, total - resumed)
         states.append(StageState(total, int(task.completed), resumed, task.elapsed or 0.0, cost))
     found = dict(zip((t.id for t in chain), times_left(states), strict=True))
     return {t.id: found[t.id] if t.id in found else time_left(t) for t in tasks}
