@@ -58,8 +58,6 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         [pace] = read_paces().values()
         assert pace.kinds["schema"].calls == 2 and pace.kinds["schema"].concurrency == 2
         assert pace.kinds["yes_no"].calls > 0
-        # its question writing took 1 call per group (the fake patient writes enough at once)
-        assert pace.calls_per_group == {"en": 1.0}
         asked = len(llm.requests)
 
         (tmp_path / "run.yaml").write_text(
@@ -67,8 +65,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         )
         again = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
         assert len(llm.requests) == asked
-    # one new group at the 1 call per group the last English run took (not the default 1.5), timed
-    assert "write questions: about 1 LLM calls, about" in again.stdout
+    assert "write questions: about 2 LLM calls, about" in again.stdout  # one new group, timed
     assert "(3 groups of cells, 2 answered from the cache)" in again.stdout
     assert "time unknown" not in again.stdout and "in all: about" in again.stdout
 
@@ -136,18 +133,3 @@ def test_a_re_run_whose_questions_are_cached_starts_no_server():
         time_servers(
             RunEstimate(cells=10, per_persona={}, per_scenario={}, stages=fresh, paces=[], configs=(llm,))
         )
-
-
-def test_calls_per_group_are_learned_per_language(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from simpop.llm.pace import record_calls_per_group
-    from simpop.models import LLMConfig
-    from simpop.run.estimate import CALLS_PER_GROUP, calls_per_group
-
-    monkeypatch.setenv("SIMPOP_CACHE_DIR", str(tmp_path))
-    config = LLMConfig()
-    assert calls_per_group(config, {"de"}) == CALLS_PER_GROUP  # nothing recorded yet
-    record_calls_per_group(config, "de", 3.2)
-    record_calls_per_group(config, "en", 1.4)
-    assert calls_per_group(config, {"de"}) == 3.2 and calls_per_group(config, {"en"}) == 1.4
-    # personas of two languages: no one language's figure fits the run
-    assert calls_per_group(config, {"de", "en"}) == CALLS_PER_GROUP

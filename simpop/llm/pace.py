@@ -1,10 +1,9 @@
 """How fast each LLM endpoint answered on this machine, kept in the cache directory so that a
 run can say before it starts about how long it will take (``simpop run --dry-run``).
 
-Three things are recorded per endpoint and model: the embedded server's reading and writing
-speed, timed when it starts; after every run, the seconds each kind of call took and the
-concurrency it ran at; and, per language, the calls the last run's question writing took per
-group of cells (a model that repeats itself in a language needs more top-ups there)."""
+Two things are recorded per endpoint and model: the embedded server's reading and writing
+speed, timed when it starts, and, after every run, the seconds each kind of call took and the
+concurrency it ran at."""
 
 from __future__ import annotations
 
@@ -43,9 +42,6 @@ class EndpointPace(Record):
     prefill: float | None = Field(None, description="prompt tokens read per second (embedded server)")
     decode: float | None = Field(None, description="tokens written per second (embedded server)")
     kinds: dict[CallKind, KindPace] = {}
-    calls_per_group: dict[str, float] = Field(
-        {}, description="per language: question-writing calls per group of cells in the last run"
-    )
     updated: float = Field(0.0, description="when it was last measured (Unix time)")
 
 
@@ -103,9 +99,3 @@ def record_client_pace(client: LLMClient) -> None:
             decode=current.decode if client.config.base_url is None else None,
         )
     _update(client.config, kinds=kinds)
-
-
-def record_calls_per_group(config: LLMConfig, language: str, calls: float) -> None:
-    """The question-writing calls per group of cells a run in ``language`` took."""
-    current = pace_of(config) or EndpointPace()
-    _update(config, calls_per_group={**current.calls_per_group, language: round(calls, 3)})

@@ -106,15 +106,6 @@ def _where(config: LLMConfig) -> str:
     return f"{config.model} at {endpoint}: pace recorded {when}"
 
 
-def calls_per_group(config: LLMConfig, languages: set[str]) -> float:
-    """Question-writing calls per group: as the last run in the run's one language took with
-    this model, else ``CALLS_PER_GROUP`` (measured in English)."""
-    pace = pace_of(config)
-    if pace is None or len(languages) != 1:
-        return CALLS_PER_GROUP
-    return pace.calls_per_group.get(next(iter(languages)), CALLS_PER_GROUP)
-
-
 def _cached_groups(config: RunConfig, inputs: RunInputs, use_cache: bool) -> int:
     """How many groups of cells the LLM cache already has the questions of."""
     if not use_cache:
@@ -163,8 +154,7 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         if to_write
         else f"no LLM call: the cache answers all {groups} groups of cells"
     )
-    per_group = calls_per_group(config.llm, {p.language for p in inputs.personas})
-    stages = [_cost(WRITE_QUESTIONS, to_write * per_group, config.llm, "schema", written)]
+    stages = [_cost(WRITE_QUESTIONS, to_write * CALLS_PER_GROUP, config.llm, "schema", written)]
     if inputs.conversations:
         talks = f"{len(inputs.conversations)} conversations, up to {turns} messages"
         stages.append(_cost(PATIENT_TURNS, turns, config.llm, "schema", talks))

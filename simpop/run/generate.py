@@ -6,15 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
-from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.llm import LLMClient, LLMError
-from simpop.llm.pace import record_calls_per_group
 from simpop.models import Cell, Fidelity, Persona, Probe, Scenario
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, same_words, usable
@@ -86,19 +84,16 @@ async def write_candidates(
     check: Callable[[list[str | None]], Awaitable[list[Fidelity | None]]],
     needed: int,
     vignette: str = "",
-    calls: list[int] | None = None,
 ) -> tuple[list[str | None], list[Fidelity | None], str | None, list[str]]:
     """At least ``needed`` candidates (``None`` where none was written), their checks, the
     LLM's error if none was written, and the usable situations written with them: more calls,
-    up to ``RETRIES``, while fewer than ``needed`` are usable (each added to ``calls[0]``). A
-    question-only reply gives one candidate per sentence."""
+    up to ``RETRIES``, while fewer than ``needed`` are usable. A question-only reply gives one
+    candidate per sentence."""
     candidates: list[str | None] = []
     checks: list[Fidelity | None] = []
     situations: list[str] = []
     error = None
     for attempt in range(1 + RETRIES):
-        if calls is not None:
-            calls[0] += 1
         try:
             written, told = await write_probes(llm, *request.call(attempt, len(situations) < needed))
         except LLMError as exc:
@@ -221,9 +216,6 @@ async def generate_probes(
     slots = GROUPS_PER_SLOT * llm.config.concurrency
     await gather_all((writer.write(cells) for cells in todo.values()), limit=slots)
     await tables
-    if len(languages := {p.language for p in inputs.personas}) == 1 and todo:
-        with suppress(OSError):  # the pace is a cache for estimates: never fail a run
-            record_calls_per_group(llm.config, languages.pop(), writer.calls[0] / len(todo))
 
 
 @dataclass(frozen=True)
@@ -248,7 +240,6 @@ class GroupWriter:
     advance: Callable[[], None]
     written: Callable[[Cell, Probe], Awaitable[None]] | None
     aspects: asyncio.Future[AspectModel] | None
-    calls: list[int] = field(default_factory=lambda: [0])  # the LLM calls the groups took
 
     def __post_init__(self) -> None:
         self.personas = {p.id: p for p in self.inputs.personas}
@@ -308,7 +299,7 @@ class GroupWriter:
         request = group_request(self.inputs, cells, self.bounds.run_seed)
         checked = self.checker(persona, scenario, source, request)
         candidates, first, error, situations = await write_candidates(
-            self.llm, request, checked, len(cells), persona.vignette, self.calls
+            self.llm, request, checked, len(cells), persona.vignette
         )
         seeds = (source.seed_text, *source.shown_questions[:1])
         copies = {i for i, text in enumerate(candidates) if any(same_words(text, s) for s in seeds)}
