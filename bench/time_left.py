@@ -13,7 +13,7 @@ prints with the seconds since the start (and writes them to ``--log``), and prin
 
 Run it quiet, then beside a busy process (``python bench/busy.py`` in another shell) to
 measure both. ``--read LOG`` reports on a log written earlier, and recomputes every line's time
-left both ways: at the stage's own average rate, and with the stages sharing the one LLM
+left both ways: at the stage's own recent rate, and with the stages sharing the one LLM
 (``simpop.cli.shared_llm``, from the plan's seconds per stage), so an old log tests the model."""
 
 from __future__ import annotations
@@ -87,9 +87,15 @@ def ratios(seen: list[tuple[float, int, int, float | None]]) -> list[float]:
 
 
 def replayed(lines: list[tuple[float, str]], progress: dict) -> dict[str, dict[str, list]]:
-    """Every stage's logged lines with the time left recomputed at its own rate and by the
-    shared-LLM model, from what the log shows of every stage at that moment."""
-    from simpop.cli.shared_llm import StageState, own_time_left, times_left
+    """Every stage's logged lines with the time left recomputed at its own recent rate and by
+    the shared-LLM model, from what the log shows of every stage at that moment and a third of
+    its time before."""
+    from simpop.cli.shared_llm import RECENT, StageState, own_time_left, times_left
+
+    def done_at(stage: str, when: float) -> tuple[float, int, int]:
+        """The stage's last logged line at or before ``when``: its time, done and total."""
+        before = [(a, d, t) for a, d, t, _ in progress[stage] if a <= when]
+        return before[-1] if before else (start, 0, progress[stage][0][2])
 
     plan = plan_seconds(lines)
     start = next((at for at, text in lines if RUN_LINE.match(text)), lines[0][0])
@@ -100,10 +106,11 @@ def replayed(lines: list[tuple[float, str]], progress: dict) -> dict[str, dict[s
         for at, done, total, _ in seen:
             state = {}
             for other in progress:
-                before = [(d, t) for a, d, t, _ in progress[other] if a <= at]
-                d, t = before[-1] if before else (0, progress[other][0][2])
+                _, d, t = done_at(other, at)
+                then, d_then, _ = done_at(other, start + (at - start) * (1 - RECENT))
                 cost = plan.get(bar_stage(other) or "")
-                state[other] = StageState(t, d, 0, at - start, None if cost is None else cost / max(t, 1))
+                per_item = None if cost is None else cost / max(t, 1)
+                state[other] = StageState(t, d, 0, at - start, per_item, (at - then, d - d_then))
             own = own_time_left(state[stage])
             out[stage]["own rate"].append((at, done, total, own))
             if stage in chain:

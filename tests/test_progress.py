@@ -8,7 +8,14 @@ import pytest
 from rich.console import Console
 from rich.progress import Progress
 
-from simpop.cli.progress import LineProgress, duration, modelled_times_left, progress_display, rate
+from simpop.cli.progress import (
+    LineProgress,
+    SampledProgress,
+    duration,
+    modelled_times_left,
+    progress_display,
+    rate,
+)
 from simpop.cli.shared_llm import StageState, own_time_left, times_left
 from simpop.run.tasks import stage_progress
 
@@ -107,3 +114,22 @@ def test_the_terminal_bars_show_the_modelled_time_left():
     bars.advance(task_id, 50)
     # 50 of 100 planned LLM seconds in 100 s: the other 50 take 100 s
     assert column.render(task).plain == "eta 1m 40s"
+
+
+def test_the_pace_is_the_recent_one():
+    """A run slowed at its start (other work on the machine): 30 items in its first 200 s, 60 in
+    the last 100 s. At its recent 0.6 items a second the other 60 take 100 s, not 200."""
+    clock = [0.0]
+    progress = SampledProgress(get_time=lambda: clock[0], disable=True, plan={"write questions": 150.0})
+    task_id = progress.add_task("generate questions", total=150, stage="write questions", resumed=0)
+    for second in range(10, 301, 10):
+        clock[0] = float(second)
+        if second > 200 or second % 20 == 0:
+            progress.advance(task_id, 3 if second <= 200 else 6)
+    [left] = progress.times_left().values()
+    assert left == pytest.approx(100.0, rel=0.03)
+    since_start = modelled_times_left(progress.tasks, progress.plan)  # no samples: since the start
+    assert since_start[task_id] == pytest.approx(60 * 300 / 90, rel=0.03)
+    # a stage with no plan keeps its own recent rate too
+    stage = StageState(total=150, done=90, resumed=0, elapsed=300.0, cost=None, recent=(100.0, 60))
+    assert own_time_left(stage) == pytest.approx(100.0)

@@ -2,10 +2,12 @@
 plain line per stage every ``LINE_EVERY_S`` seconds or 5 % of it, and when it ends. Rates are
 averaged since the stage started in this process (rich's 30-second window read 17,000/s when a
 burst of cached cells landed at once). Times left: where the plan gave its stages' LLM seconds,
-from the stages sharing the one LLM (``shared_llm``); else at the stage's own average rate."""
+from the stages sharing the one LLM (``shared_llm``); else at the stage's own rate over the last
+third of its time."""
 
 from __future__ import annotations
 
+import bisect
 import sys
 import threading
 import time
@@ -24,7 +26,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from simpop.cli.shared_llm import StageState, times_left
+from simpop.cli.shared_llm import RECENT, StageState, own_time_left, times_left
 
 LINE_EVERY_S = 10.0
 STEPS = 20  # a line every 5 % of a stage
@@ -36,26 +38,70 @@ def rate(task: Task) -> float | None:
     return done / task.elapsed if task.elapsed and done > 0 else None
 
 
-def time_left(task: Task) -> float | None:
-    speed = rate(task)
-    return (task.total - task.completed) / speed if speed and task.total is not None else None
+class Samples:
+    """Each task's completed count at most once a second, for its rate over the latest
+    ``RECENT`` of its time."""
+
+    def __init__(self) -> None:
+        self._seen: dict[TaskID, list[tuple[float, float]]] = {}  # (elapsed, completed)
+
+    def add(self, task: Task) -> None:
+        seen = self._seen.setdefault(task.id, [(0.0, float(task.fields.get("resumed", 0)))])
+        at = task.elapsed or 0.0
+        if at - seen[-1][0] >= 1.0 or task.finished:
+            seen.append((at, task.completed))
+
+    def recent(self, task: Task) -> tuple[float, int] | None:
+        """Seconds since the sample nearest before the latest ``RECENT`` began, and the items
+        done since then."""
+        seen, at = self._seen.get(task.id), task.elapsed
+        if not seen or not at:
+            return None
+        then, done = seen[max(0, bisect.bisect_right(seen, at * (1 - RECENT), key=lambda s: s[0]) - 1)]
+        return at - then, int(task.completed - done)
 
 
-def modelled_times_left(tasks: list[Task], plan: dict[str, float | None]) -> dict[TaskID, float | None]:
+def stage_state(task: Task, cost: float | None = None, samples: Samples | None = None) -> StageState:
+    resumed = task.fields.get("resumed", 0)
+    recent = samples.recent(task) if samples is not None else None
+    return StageState(int(task.total or 0), int(task.completed), resumed, task.elapsed or 0.0, cost, recent)
+
+
+def modelled_times_left(
+    tasks: list[Task], plan: dict[str, float | None], samples: Samples | None = None
+) -> dict[TaskID, float | None]:
     """Each task's time left: the tasks that name a stage of ``plan`` (its LLM seconds per
-    stage) modelled together in the plan's order, the others at their own rate."""
+    stage) modelled together in the plan's order, the others at their own recent rate."""
     order = list(plan)
     chain = sorted(
         (t for t in tasks if t.fields.get("stage") in plan), key=lambda t: order.index(t.fields["stage"])
     )
     states = []
     for task in chain:
-        resumed, total = task.fields.get("resumed", 0), int(task.total or 0)
         seconds = plan[task.fields["stage"]]
-        cost = None if seconds is None else seconds / max(1, total - resumed)
-        states.append(StageState(total, int(task.completed), resumed, task.elapsed or 0.0, cost))
+        left_to_do = max(1, int(task.total or 0) - task.fields.get("resumed", 0))
+        states.append(stage_state(task, None if seconds is None else seconds / left_to_do, samples))
     found = dict(zip((t.id for t in chain), times_left(states), strict=True))
-    return {t.id: found[t.id] if t.id in found else time_left(t) for t in tasks}
+    return {
+        t.id: found[t.id] if t.id in found else own_time_left(stage_state(t, None, samples)) for t in tasks
+    }
+
+
+class SampledProgress(Progress):
+    """Progress that keeps each task's recent rate and the run's plan, for the times left."""
+
+    def __init__(self, *args: Any, plan: dict[str, float | None] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.plan = plan or {}
+        self.samples = Samples()
+
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
+        super().advance(task_id, advance)
+        with self._lock:
+            self.samples.add(self._tasks[task_id])
+
+    def times_left(self) -> dict[TaskID, float | None]:
+        return modelled_times_left(self.tasks, self.plan, self.samples)
 
 
 def duration(seconds: float | None) -> str:
@@ -75,32 +121,27 @@ class RateColumn(ProgressColumn):
 
 
 class TimeLeftColumn(ProgressColumn):
-    def __init__(self, plan: dict[str, float | None]) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.plan = plan
-        self.progress: Progress | None = None
+        self.progress: SampledProgress | None = None
         self._modelled: tuple[float, dict[TaskID, float | None]] = (0.0, {})
 
     def render(self, task: Task) -> Text:
-        if task.finished:
-            left: float | None = 0.0
-        elif self.progress is not None and self.plan:
+        left: float | None = 0.0
+        if not task.finished and self.progress is not None:
             when, found = self._modelled
             if time.monotonic() - when >= 1.0 or task.id not in found:  # the bars redraw 10 times a second
-                found = modelled_times_left(self.progress.tasks, self.plan)
+                found = self.progress.times_left()
                 self._modelled = (time.monotonic(), found)
             left = found.get(task.id)
-        else:
-            left = time_left(task)
         return Text(f"eta {duration(left)}", style="progress.remaining")
 
 
-class LineProgress(Progress):
+class LineProgress(SampledProgress):
     """Progress outside a terminal: plain lines on stderr, no bars."""
 
     def __init__(self, console: Console, plan: dict[str, float | None] | None = None) -> None:
-        super().__init__(console=console, disable=True)
-        self.plan = plan or {}
+        super().__init__(console=console, disable=True, plan=plan)
         self._shown: dict[TaskID, tuple[float, int]] = {}  # when, and at which step of the share
         self._ticker: threading.Thread | None = None
         self._stopped = threading.Event()
@@ -130,7 +171,7 @@ class LineProgress(Progress):
         else:
             share = f" ({task.completed / total:.0%})" if total else ""
             speed = rate(task)
-            left = modelled_times_left(self.tasks, self.plan)[task.id] if self.plan else time_left(task)
+            left = self.times_left()[task.id]
             text = f"{head}{share}, {f'{speed:.1f}/s' if speed else '–/s'}, {duration(left)} left"
         print(text, file=sys.stderr, flush=True)
 
@@ -164,8 +205,8 @@ def progress_display(console: Console, plan: dict[str, float | None] | None = No
     seconds the run's plan gave each of its stages (None: not known)."""
     if not console.is_terminal:
         return LineProgress(console, plan)
-    left = TimeLeftColumn(plan or {})
-    bars = Progress(
+    left = TimeLeftColumn()
+    bars = SampledProgress(
         TextColumn("{task.description:<22}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -173,6 +214,7 @@ def progress_display(console: Console, plan: dict[str, float | None] | None = No
         TimeElapsedColumn(),
         left,
         console=console,
+        plan=plan,
     )
     left.progress = bars
     return bars

@@ -7,11 +7,12 @@ groups take several times what its average said. So the stages are modelled toge
 - each stage's items cost the plan's LLM seconds per item (``cost``; 0 for a stage that calls
   no LLM, such as a QAP bot);
 - the LLM's pace here is measured as the wall seconds the run has taken per planned LLM second
-  of the work done so far (the plan's own error and a busy machine both land in it);
+  of the work done in the last third of its time (the plan's own error and a busy machine both
+  land in it; a run slowed at its start by other work, or by loading, does not weigh on the rest);
 - the LLM's time is shared between the stages that have work waiting (an equal share each, a
   stage needing less leaving the rest to the others), and a stage's items reach it only as the
   stage before it finishes them; a stage that calls no LLM passes them on at once, but never
-  faster than its own average rate says.
+  faster than its own recent rate says.
 
 Stepping this forward from now gives each stage's finish time."""
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 STEPS = 600  # steps of the simulated remainder: a 2-hour remainder in 18-second steps
+RECENT = 1 / 3  # the share of a stage's time, the latest, whose rate counts
 
 
 @dataclass(frozen=True)
@@ -31,20 +33,30 @@ class StageState:
     resumed: int  # done before this process started
     elapsed: float  # seconds since the stage started
     cost: float | None  # planned LLM seconds per item; None: not known
+    recent: tuple[float, int] | None = None  # the last RECENT of ``elapsed``, and the items done in it
+
+    @property
+    def window(self) -> tuple[float, int]:
+        """Seconds and the items done in them: the recent ones where known, else all since the start."""
+        return self.recent if self.recent is not None else (self.elapsed, self.done - self.resumed)
 
 
 def own_time_left(stage: StageState) -> float | None:
-    """The stage's remainder at its average rate since it started."""
-    done = stage.done - stage.resumed
-    if done <= 0 or stage.elapsed <= 0:
+    """The stage's remainder at its recent rate (at its rate since the start if it did nothing
+    recently)."""
+    seconds, done = stage.window
+    if done <= 0:
+        seconds, done = stage.elapsed, stage.done - stage.resumed
+    if done <= 0 or seconds <= 0:
         return None
-    return (stage.total - stage.done) * stage.elapsed / done
+    return (stage.total - stage.done) * seconds / done
 
 
 def pace(stages: list[StageState]) -> float | None:
-    """Wall seconds per planned LLM second: the run's time so far over the LLM work done."""
-    work = sum((s.done - s.resumed) * s.cost for s in stages if s.cost)
-    wall = max((s.elapsed for s in stages if s.cost), default=0.0)
+    """Wall seconds per planned LLM second: the run's recent time over the LLM work done in it."""
+    llm = [s for s in stages if s.cost]
+    work = sum(s.window[1] * s.cost for s in llm)  # type: ignore[operator]
+    wall = max((s.window[0] for s in llm), default=0.0)
     return wall / work if work > 0 and wall > 0 else None
 
 
