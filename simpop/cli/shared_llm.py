@@ -72,7 +72,7 @@ def _shares(demands: list[float], capacity: float) -> list[float]:
 
 
 def times_left(stages: list[StageState]) -> list[float | None]:
-    """Seconds until each stage finishes; a stage's own average where the model cannot say
+    """Seconds until each stage finishes; a stage's own recent rate where the model cannot say
     (no plan cost, no LLM work done yet)."""
     own = [own_time_left(s) for s in stages]
     k = pace(stages)
@@ -86,6 +86,7 @@ def times_left(stages: list[StageState]) -> list[float | None]:
         return own
     step = max(work * 1.5 / STEPS, 1e-3)
     finished: list[float | None] = [0.0 if d >= t else None for d, t in zip(done, totals, strict=True)]
+    llm = [i for i, s in enumerate(stages) if s.cost]
     now = 0.0
     while any(f is None for f in finished) and now < step * STEPS * 4:
         now += step
@@ -97,7 +98,6 @@ def times_left(stages: list[StageState]) -> list[float | None]:
         for i in range(1, len(stages)):
             if finished[i - 1] is not None:
                 waiting[i] = totals[i] - done[i]
-        llm = [i for i, s in enumerate(stages) if s.cost]
         given = _shares([waiting[i] * stages[i].cost * k for i in llm], step)  # type: ignore[operator]
         for i, seconds in zip(llm, given, strict=True):
             done[i] += seconds / (stages[i].cost * k)  # type: ignore[operator]
