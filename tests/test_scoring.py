@@ -57,6 +57,24 @@ def response(p: Probe, question: str, answer: str | None, contexts: list[str] = 
 # --- hand-computed values -------------------------------------------------------------
 
 
+def test_the_judges_see_the_qap_a_matcher_answered_from_or_turned_down():
+    from simpop.metrics.texts import answer_contexts, exchange
+
+    p = probe("off-topic", "decline")
+    ranked = [Context(id="q7", text="Q7\nA7", score=0.41), Context(id="q2", text="Q2\nA2", score=0.55),
+              Context(id="q9", text="Q9\nA9", score=0.12)]  # fmt: skip
+    declined = response(p, "Where do I park?", None)
+    declined = declined.model_copy(update={"contexts": ranked, "similarity": 0.55})
+    # the best candidate, the one it turned down at 0.55, not all three it ranked
+    assert [c.id for c in answer_contexts(declined)] == ["q2"]
+    assert exchange(declined)["context"] == "[1] Q2\nA2"
+    matched = declined.model_copy(update={"answer": "A7", "matched_id": "q7", "similarity": 0.61})
+    assert [c.id for c in answer_contexts(matched)] == ["q7"]
+    # a RAG bot (no matcher's similarity) answered from everything it retrieved
+    rag = declined.model_copy(update={"similarity": None})
+    assert [c.id for c in answer_contexts(rag)] == ["q7", "q2", "q9"]
+
+
 def test_split_sentences_keeps_abbreviations_and_drops_bullets():
     text = "Thank you! Dr. Lee said e.g. drops help.\n- Call 999 now. Is that clear?"
     assert split_sentences(text) == [

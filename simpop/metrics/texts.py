@@ -6,10 +6,15 @@ from simpop.models import Context, Response
 
 
 def answer_contexts(response: Response) -> list[Context]:
-    """What the bot answered from: the matched QAP for a QAP matcher, else every context."""
+    """What the bot answered from: the matched QAP for a QAP matcher, and its best candidate
+    where it declined (the one it weighed and turned down: the others it ranked lower are
+    retrieval's business, ``ir``, and showing the judges all of them made their prompts three
+    times as long); else every context."""
     if response.matched_id is not None:
         matched = [c for c in response.contexts if c.id == response.matched_id]
         return matched or response.contexts
+    if response.similarity is not None and response.contexts:  # a matcher that declined
+        return [max(response.contexts, key=lambda c: c.score if c.score is not None else float("-inf"))]
     return response.contexts
 
 
