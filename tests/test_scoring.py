@@ -70,9 +70,12 @@ def test_the_judges_see_the_qap_a_matcher_answered_from_or_turned_down():
     assert exchange(declined)["context"] == "[1] Q2\nA2"
     matched = declined.model_copy(update={"answer": "A7", "matched_id": "q7", "similarity": 0.61})
     assert [c.id for c in answer_contexts(matched)] == ["q7"]
-    # a RAG bot (no matcher's similarity) answered from everything it retrieved
+    # a RAG bot (no matcher's similarity) answered from everything it retrieved, and so did a
+    # bot that answered with a similarity but named no matched context
     rag = declined.model_copy(update={"similarity": None})
     assert [c.id for c in answer_contexts(rag)] == ["q7", "q2", "q9"]
+    unnamed = declined.model_copy(update={"answer": "A2 and A7"})
+    assert [c.id for c in answer_contexts(unnamed)] == ["q7", "q2", "q9"]
 
 
 def test_split_sentences_keeps_abbreviations_and_drops_bullets():
