@@ -13,9 +13,8 @@ def answer_contexts(response: Response) -> list[Context]:
     if response.matched_id is not None:
         matched = [c for c in response.contexts if c.id == response.matched_id]
         return matched or response.contexts
-    if (
-        response.similarity is not None and response.contexts and not answered(response)
-    ):  # a matcher that declined
+    declined = response.similarity is not None and not answered(response)  # by a matcher
+    if declined and response.contexts:
         return [max(response.contexts, key=lambda c: c.score if c.score is not None else float("-inf"))]
     return response.contexts
 
