@@ -1,4 +1,4 @@
-"""The predefined-QAP matcher with the real embedding model and a real Chroma store."""
+"""The predefined-QAP matcher with the real embedding model."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import asyncio
 import pytest
 
 from simpop.models import QAP
-from simpop.targets.chroma import open_chroma
 from simpop.targets.qap import QAPMatcher, QAPTargetConfig, matchable
 
 QAPS = [
@@ -20,14 +19,12 @@ QAPS = [
 ]
 
 
-def matcher(tmp_path, embedder, qaps=QAPS, **config) -> QAPMatcher:
-    return QAPMatcher(
-        QAPTargetConfig(kind="qap", qaps="unused", **config), qaps, embedder, index_dir=tmp_path / "chroma"
-    )
+def matcher(embedder, qaps=QAPS, **config) -> QAPMatcher:
+    return QAPMatcher(QAPTargetConfig(kind="qap", qaps="unused", **config), qaps, embedder)
 
 
-def test_argmax_of_cosine_similarity(tmp_path, embedder):
-    bot = matcher(tmp_path, embedder, threshold=0.3)
+def test_argmax_of_cosine_similarity(embedder):
+    bot = matcher(embedder, threshold=0.3)
     answer = bot.match("my eyes feel dry and they burn, what are the signs of that?")
     assert answer.matched_id == "dry-eye"
     assert answer.text == "Stinging, burning, redness."
@@ -42,40 +39,49 @@ def test_argmax_of_cosine_similarity(tmp_path, embedder):
     assert answer.similarity == pytest.approx(float(vectors[0] @ vectors[1]), abs=1e-4)
 
 
-def test_under_threshold_gets_no_answer(tmp_path, embedder):
-    bot = matcher(tmp_path, embedder, threshold=0.9)
+def test_under_threshold_gets_no_answer(embedder):
+    bot = matcher(embedder, threshold=0.9)
     answer = bot.match("How do I renew my car insurance policy?")
     assert answer.text is None and answer.matched_id is None
     assert answer.similarity < 0.9 and "under threshold 0.9" in answer.no_answer_reason
 
 
-def test_fewer_than_three_words_gets_no_answer(tmp_path, embedder):
-    bot = matcher(tmp_path, embedder, threshold=0.0)
+def test_fewer_than_three_words_gets_no_answer(embedder):
+    bot = matcher(embedder, threshold=0.0)
     assert bot.match("glaucoma?").no_answer_reason == "fewer than 3 words"
     assert bot.match("what glaucoma").text is None
     assert bot.match("what is glaucoma").matched_id == "glaucoma"
 
 
-def test_repeated_questions_resolve_to_the_first_qap(tmp_path, embedder):
+def test_repeated_questions_resolve_to_the_first_qap(embedder):
     assert [q.id for q in matchable(QAPS)] == ["glaucoma", "cataract-surgery", "dry-eye"]
-    bot = matcher(tmp_path, embedder)
+    bot = matcher(embedder)
     for _ in range(3):
         assert bot.match("What is glaucoma?").matched_id == "glaucoma"
 
 
-def test_index_is_reused_and_rebuilt_only_on_change(tmp_path, embedder):
-    matcher(tmp_path, embedder)
-    client = open_chroma(tmp_path / "chroma")
-    names = [c.name for c in client.list_collections()]
-    matcher(tmp_path, embedder)
-    assert [c.name for c in client.list_collections()] == names
+def test_the_best_three_of_every_qap_are_ranked_exactly(embedder):
+    question = "my eyes feel dry and they burn, what are the signs of that?"
+    answer = matcher(embedder, threshold=0.3).match(question)
+    kept = matchable(QAPS)
+    vectors = embedder.embed([q.question for q in kept] + [question])
+    cosines = sorted(
+        ((float(v @ vectors[-1]), q.id) for q, v in zip(kept, vectors, strict=False)), reverse=True
+    )
+    assert [c.id for c in answer.contexts] == [qap_id for _, qap_id in cosines]
+    assert [c.score for c in answer.contexts] == pytest.approx([cosine for cosine, _ in cosines], abs=1e-6)
+
+
+def test_a_changed_qap_is_matched_by_its_new_question(embedder):
+    question = "what causes dry eyes?"
+    before = matcher(embedder, threshold=0.0).match(question)
     changed = QAPS[:2] + [QAP(id="dry-eye", question="What causes dry eye?", answer="Age.")]
-    matcher(tmp_path, embedder, qaps=changed)
-    after = [c.name for c in client.list_collections()]
-    assert len(after) == 2 and set(names) < set(after)
+    after = matcher(embedder, qaps=changed, threshold=0.0).match(question)
+    assert before.text == "Stinging, burning, redness." and after.text == "Age."
+    assert after.similarity > before.similarity
 
 
-def test_ask_is_the_async_interface(tmp_path, embedder):
-    bot = matcher(tmp_path, embedder)
+def test_ask_is_the_async_interface(embedder):
+    bot = matcher(embedder)
     answer = asyncio.run(bot.ask("How do they do surgery for a cataract?"))
     assert answer.matched_id == "cataract-surgery"

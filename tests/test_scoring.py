@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -177,6 +179,22 @@ def test_the_assignment_form_of_wasserstein_equals_the_linear_programme():
             assert wasserstein(cost) == pytest.approx(small, abs=1e-9)
         finally:
             embedding.ASSIGNMENT_LIMIT = 240
+
+
+def test_the_assignment_form_is_solved_without_loading_scipy_optimize():
+    code = (
+        "import sys, numpy as np\n"
+        "from simpop.metrics.embedding import wasserstein\n"
+        "value = wasserstein(np.array([[0.9, 0.1], [0.3, 0.8]]))\n"
+        "print(value, 'scipy.optimize' in sys.modules)\n"
+        "from scipy.optimize import linear_sum_assignment\n"  # loaded later: the same solver
+        "print(linear_sum_assignment(np.array([[0.9, 0.1], [0.3, 0.8]]))[1].tolist())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    first, second = result.stdout.splitlines()
+    value, loaded = first.split()
+    assert float(value) == pytest.approx(0.2) and loaded == "False"
+    assert second == "[1, 0]"
 
 
 def test_embedding_metrics_hand_computed():

@@ -94,6 +94,7 @@ class SampledProgress(Progress):
         super().__init__(*args, **kwargs)
         self.plan = plan or {}
         self.samples = Samples()
+        self._modelled: tuple[float, dict[TaskID, float | None]] = (0.0, {})
 
     def advance(self, task_id: TaskID, advance: float = 1) -> None:
         super().advance(task_id, advance)
@@ -101,7 +102,14 @@ class SampledProgress(Progress):
             self.samples.add(self._tasks[task_id])
 
     def times_left(self) -> dict[TaskID, float | None]:
-        return modelled_times_left(self.tasks, self.plan, self.samples)
+        """Each task's time left, modelled at most once a second (bars redraw ten times a
+        second, and a fast stage prints many lines)."""
+        when, found = self._modelled
+        tasks = self.tasks
+        if time.monotonic() - when >= 1.0 or any(t.id not in found for t in tasks):
+            found = modelled_times_left(tasks, self.plan, self.samples)
+            self._modelled = (time.monotonic(), found)
+        return found
 
 
 def duration(seconds: float | None) -> str:
@@ -124,16 +132,11 @@ class TimeLeftColumn(ProgressColumn):
     def __init__(self) -> None:
         super().__init__()
         self.progress: SampledProgress | None = None
-        self._modelled: tuple[float, dict[TaskID, float | None]] = (0.0, {})
 
     def render(self, task: Task) -> Text:
         left: float | None = 0.0
         if not task.finished and self.progress is not None:
-            when, found = self._modelled
-            if time.monotonic() - when >= 1.0 or task.id not in found:  # the bars redraw 10 times a second
-                found = self.progress.times_left()
-                self._modelled = (time.monotonic(), found)
-            left = found.get(task.id)
+            left = self.progress.times_left().get(task.id)
         return Text(f"eta {duration(left)}", style="progress.remaining")
 
 

@@ -19,9 +19,11 @@ largest entailment probability given any context sentence, from a local NLI cros
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +42,30 @@ EMBEDDING = "embedding"
 ASSIGNMENT_LIMIT = 240  # lcm(n, m) up to which the assignment form is solved instead of the LP
 
 
+@cache
+def linear_sum_assignment() -> Callable[[np.ndarray], Any]:
+    """scipy's assignment solver (``scipy.optimize.linear_sum_assignment``). Its compiled module
+    is loaded alone where it can be: ``import scipy.optimize`` also loads linprog, FFT and linear
+    algebra, half a second of a cached re-run's three."""
+    import importlib.util
+    import sys
+
+    import scipy
+
+    name = "scipy.optimize._lsap"
+    if name not in sys.modules:
+        found = sorted((Path(scipy.__file__).parent / "optimize").glob("_lsap.*"))
+        spec = importlib.util.spec_from_file_location(name, found[0]) if found else None
+        if spec is None or spec.loader is None:
+            from scipy.optimize import linear_sum_assignment as solver
+
+            return solver
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return sys.modules[name].linear_sum_assignment
+
+
 def wasserstein(cost: np.ndarray) -> float:
     """The 1-Wasserstein distance between uniform weights on the rows and on the columns of a
     cost matrix: min Σ T_ij C_ij over transport plans T with row sums 1/n, column sums 1/m.
@@ -51,10 +77,8 @@ def wasserstein(cost: np.ndarray) -> float:
     n, m = cost.shape
     size = math.lcm(n, m)
     if size <= ASSIGNMENT_LIMIT:
-        from scipy.optimize import linear_sum_assignment
-
         expanded = np.repeat(np.repeat(cost, size // n, axis=0), size // m, axis=1)
-        rows, columns = linear_sum_assignment(expanded)
+        rows, columns = linear_sum_assignment()(expanded)
         return float(expanded[rows, columns].sum() / size)
     from scipy.optimize import linprog
 

@@ -150,10 +150,15 @@ def scenario_prompt(scenario: Scenario, language: str = "en") -> str:
     return scenario.prompt_in[language]
 
 
+@lru_cache(maxsize=256)
+def _compiled(source: str) -> jinja2.Template:
+    return _TEMPLATES.from_string(source)
+
+
 def situation(scenario: Scenario, domain: Domain | None, source: ProbeSource, language: str = "en") -> str:
     """The scenario's prompt template in ``language``, filled in."""
     try:
-        template = _TEMPLATES.from_string(scenario_prompt(scenario, language))
+        template = _compiled(scenario_prompt(scenario, language))
         return template.render(
             domain=domain,
             seed=source.shown_questions[0] if source.questions else None,
