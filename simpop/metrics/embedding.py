@@ -46,7 +46,8 @@ ASSIGNMENT_LIMIT = 240  # lcm(n, m) up to which the assignment form is solved in
 def linear_sum_assignment() -> Callable[[np.ndarray], Any]:
     """scipy's assignment solver (``scipy.optimize.linear_sum_assignment``). Its compiled module
     is loaded alone where it can be: ``import scipy.optimize`` also loads linprog, FFT and linear
-    algebra, half a second of a cached re-run's three."""
+    algebra, about half a second of a cached re-run on two cores (a problem too large for the
+    assignment form still needs it, for ``linprog``)."""
     import importlib.util
     import sys
 
