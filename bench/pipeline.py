@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 from simpop.models import EmbeddingConfig
 from simpop.run.generate import load_tables
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
@@ -144,10 +146,11 @@ def main() -> None:
     ):
         work = Path(folder)
         config = work / "run.yaml"
-        if args.study:
+        if args.study:  # the study's own bot: targets/eye-qap.yaml's target, its QAPs' path made absolute
             args.limit, args.variants, args.probes = 10, 3, 3
-            qaps = ROOT / "data/medquad-eye/qaps.jsonl"
-            target = f"target: {{kind: qap, qaps: {qaps}, threshold: 0.6, min_words: 3}}\nscenarios: all\n"
+            study = yaml.safe_load((ROOT / "targets/eye-qap.yaml").read_text(encoding="utf-8"))["target"]
+            study["qaps"] = str((ROOT / "targets" / study["qaps"]).resolve())
+            target = f"target: {json.dumps(study)}\nscenarios: all\n"
         else:
             target = (
                 "target:\n  kind: naive_rag\n"
