@@ -139,6 +139,11 @@ def main() -> None:
     )
     parser.add_argument("--checkout", help="run the simpop source tree at this path (to compare versions)")
     parser.add_argument("--profile", help="write each run's cProfile statistics to PROFILE.first and .again")
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="keep PYTHONDONTWRITEBYTECODE if the shell sets it (every module compiled at every start)",
+    )
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as folder,
@@ -176,6 +181,11 @@ def main() -> None:
         )
         env = {**os.environ, "SIMPOP_CACHE_DIR": str(work / "cache")}
         os.environ["SIMPOP_CACHE_DIR"] = env["SIMPOP_CACHE_DIR"]
+        if not args.no_bytecode_cache:
+            # Python's default, as on a user's machine: each module compiled once, kept in
+            # __pycache__ (a shell with PYTHONDONTWRITEBYTECODE compiles every module at every start)
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+        print(f"bytecode cache: {'off' if env.get('PYTHONDONTWRITEBYTECODE') else 'on'}")
         start = time.perf_counter()
         if not args.study:
             index_knowledge_base(embedding)

@@ -99,6 +99,7 @@ class JsonlLog(Generic[R]):
         self.offsets: dict[str, int] = {}  # without keep: each key's line
         self._handle: IO[bytes] | None = None
         self._reader: IO[bytes] | None = None
+        self._end = 0  # where the next line starts, once the file is open for appending
 
     def load(self) -> dict[str, R]:
         """Read what is on disk, cutting off a torn last line left by a kill; the records (an
@@ -195,8 +196,10 @@ class JsonlLog(Generic[R]):
             return
         if self._handle is None:
             self._handle = self.path.open("ab")
-        offset = self._handle.tell()
-        self._handle.write(redact(record.model_dump_json()).encode("utf-8") + b"\n")
+            self._end = self._handle.seek(0, os.SEEK_END)
+        line = redact(record.model_dump_json()).encode("utf-8") + b"\n"
+        offset, self._end = self._end, self._end + len(line)  # not tell(): a system call per record
+        self._handle.write(line)
         self._handle.flush()
         if self.keep:
             self.records[key] = record

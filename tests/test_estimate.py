@@ -17,13 +17,38 @@ from simpop.testing.patients import reworded, with_judges
 
 
 def test_wall_per_call_from_a_timed_run_or_from_the_servers_speed():
-    timed = EndpointPace(kinds={"schema": KindPace(calls=10, seconds_per_call=8.0, concurrency=4)})
+    timed = EndpointPace(kinds={"schema en": KindPace(calls=10, seconds_per_call=8.0, concurrency=4)})
     assert wall_per_call(timed, "schema", 4) == 2.0  # four slots answer at once
     speed = EndpointPace(prefill=100.0, decode=10.0)
     # 383 prompt tokens read at 100/s, 132 written at 10/s in each of 4 slots at once
     assert wall_per_call(speed, "schema", 4) == pytest.approx(3.83 + 132 / 40)
+    # a call allowed twice the typical study call's reply (515 tokens) writes twice as much
+    assert wall_per_call(speed, "schema", 4, max_tokens=1030) == pytest.approx(3.83 + 264 / 40)
     assert wall_per_call(timed, "yes_no", 4) is None  # no judge call timed, no server speed
     assert wall_per_call(None, "schema", 4) is None
+
+
+def test_a_pace_is_for_runs_in_its_languages_and_scaled_to_the_reply_allowed():
+    """A German Table 1 run at 10 variants (152 s a call) made the next English study's plan say
+    4.7 hours instead of about 1.9: a pace now counts for runs in the same languages only, and
+    its writing time grows with the reply a call allows."""
+    german = KindPace(
+        calls=175,
+        seconds_per_call=152.0,
+        concurrency=4,
+        prompt_tokens=600,
+        completion_tokens=870,
+        max_tokens=1500,
+    )
+    pace = EndpointPace(prefill=60.0, decode=25.0, kinds={"schema de": german})
+    assert wall_per_call(pace, "schema", 4, ("de",)) == 38.0
+    english = wall_per_call(pace, "schema", 4, ("en",), max_tokens=515)  # from the server's speed
+    assert english == pytest.approx(383 / 60 + 132 / 100)
+    assert wall_per_call(pace, "schema", 4, ("de", "en")) == pytest.approx(383 / 60 + 132 / 100)
+    # German at 3 variants, allowed 500 tokens a reply: reading 600/60 = 10 s stays, writing
+    # 870 × 4 / 25 = 139.2 s shrinks to a third
+    shorter = wall_per_call(pace, "schema", 4, ("de",), max_tokens=500)
+    assert shorter == pytest.approx(38.0 * (10 + 139.2 / 3) / (10 + 139.2))
 
 
 def _patient(request: dict) -> Reply:
@@ -56,8 +81,10 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         assert "write questions: about 3 LLM calls" in result.stderr  # every run starts with it
         monkeypatch.setenv("SIMPOP_CACHE_DIR", str(tmp_path / "cache"))
         [pace] = read_paces().values()
-        assert pace.kinds["schema"].calls == 2 and pace.kinds["schema"].concurrency == 2
-        assert pace.kinds["yes_no"].calls > 0
+        writing = pace.kinds["schema en"]  # the run's patients write English
+        assert writing.calls == 2 and writing.concurrency == 2
+        assert writing.max_tokens and writing.completion_tokens and writing.prompt_tokens
+        assert pace.kinds["yes_no en"].calls > 0
         asked = len(llm.requests)
 
         (tmp_path / "run.yaml").write_text(
@@ -72,11 +99,11 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
 
 def test_a_timed_run_is_scaled_to_the_servers_speed_now():
     then = KindPace(calls=10, seconds_per_call=8.0, concurrency=4, decode=20.0)
-    assert wall_per_call(EndpointPace(decode=20.0, kinds={"schema": then}), "schema", 4) == 2.0
+    assert wall_per_call(EndpointPace(decode=20.0, kinds={"schema en": then}), "schema", 4) == 2.0
     # the machine writes half as fast as when those calls were timed: twice as long
-    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema": then}), "schema", 4) == 4.0
+    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema en": then}), "schema", 4) == 4.0
     unknown = then.model_copy(update={"decode": None})  # a remote endpoint: no speed to scale by
-    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema": unknown}), "schema", 4) == 2.0
+    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema en": unknown}), "schema", 4) == 2.0
 
 
 @pytest.mark.integration

@@ -8,6 +8,7 @@ import math
 import time
 from collections.abc import Callable
 from contextlib import suppress
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -30,6 +31,25 @@ TOP_LOGPROBS = 10  # first-token alternatives asked for: enough for yes/Yes/YES 
 YES_WORDS = frozenset({"yes", "true"})
 NO_WORDS = frozenset({"no", "false"})
 CallKind = Literal["schema", "text", "yes_no"]  # a structured reply, free text, a one-token verdict
+
+
+@dataclass
+class KindTally:
+    """The calls of one kind the endpoint answered (cache hits not counted): their seconds from
+    request to reply, their tokens and the reply tokens they were allowed."""
+
+    calls: int = 0
+    seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    max_tokens: int = 0
+
+    def add(self, seconds: float, prompt_tokens: int, completion_tokens: int, max_tokens: int) -> None:
+        self.calls += 1
+        self.seconds += seconds
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+        self.max_tokens += max_tokens
 
 
 class LLMError(Exception):
@@ -137,7 +157,7 @@ class LLMClient:
         self.timeout_s: float | None = self.config.timeout  # known once the endpoint is up
         self.logprobs: bool | None = None  # does the endpoint send log-probabilities (None: not known)
         self.missing_logprobs = 0  # replies without them before that was decided
-        self.busy: dict[CallKind, list[float]] = {}  # kind -> [answered calls, seconds they took]
+        self.busy: dict[CallKind, KindTally] = {}  # the calls the endpoint answered, per kind
         self._logprobs_lock = asyncio.Lock()
         self._in_flight = InFlight()
 
@@ -340,12 +360,13 @@ class LLMClient:
                     self.usage.retries += 1
                     await asyncio.sleep(self._backoff(error, attempt))
         self.usage.requests += 1
-        busy = self.busy.setdefault(kind, [0, 0.0])
-        busy[0] += 1
-        busy[1] += time.perf_counter() - start
+        seconds = time.perf_counter() - start
         reply = read(response)
         prompt_tokens = response.usage.prompt_tokens if response.usage else 0
         completion_tokens = response.usage.completion_tokens if response.usage else 0
+        self.busy.setdefault(kind, KindTally()).add(
+            seconds, prompt_tokens, completion_tokens, request.get("max_tokens") or 0
+        )
         self.usage.prompt_tokens += prompt_tokens
         self.usage.completion_tokens += completion_tokens
         timings = (response.model_extra or {}).get("timings")

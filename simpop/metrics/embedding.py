@@ -10,7 +10,7 @@ e(·) with cosine similarity s(x, y) = e(x)·e(y):
 - completeness = share of context sentences c with max_a s(c, a) ≥ τ (covered by the answer),
   with the distribution-level term: the 1-Wasserstein (earth mover's) distance between the
   uniform distributions over context and answer sentence embeddings under the cost 1 − s
-  (Rubner, Tomasi & Guibas, IJCV 2000), solved exactly as a transport problem.
+  (Rubner, Tomasi & Guibas, IJCV 2000), solved exactly as a transport problem (``transport``).
 
 Optionally (HCAT §3, NLI variant) ``groundedness_nli`` = mean over answer sentences of the
 largest entailment probability given any context sentence, from a local NLI cross-encoder.
@@ -18,18 +18,16 @@ largest entailment probability given any context sentence, from a local NLI cros
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from simpop.errors import ConfigError
 from simpop.metrics.metric import Case, Measure, Metric, Scorers, metric
 from simpop.metrics.texts import answer_contexts, answered
+from simpop.metrics.transport import wasserstein
 from simpop.models import Judgement, Probe, Response, Score
 from simpop.sentences import split_sentences
 
@@ -37,62 +35,6 @@ if TYPE_CHECKING:
     from simpop.embed import Embedder
 
 EMBEDDING = "embedding"
-
-
-ASSIGNMENT_LIMIT = 240  # lcm(n, m) up to which the assignment form is solved instead of the LP
-
-
-@cache
-def linear_sum_assignment() -> Callable[[np.ndarray], Any]:
-    """scipy's assignment solver (``scipy.optimize.linear_sum_assignment``). Its compiled module
-    is loaded alone where it can be: ``import scipy.optimize`` also loads linprog, FFT and linear
-    algebra, about half a second of a cached re-run on two cores (a problem too large for the
-    assignment form still needs it, for ``linprog``)."""
-    import importlib.util
-    import sys
-
-    import scipy
-
-    name = "scipy.optimize._lsap"
-    if name not in sys.modules:
-        found = sorted((Path(scipy.__file__).parent / "optimize").glob("_lsap.*"))
-        spec = importlib.util.spec_from_file_location(name, found[0]) if found else None
-        if spec is None or spec.loader is None:
-            from scipy.optimize import linear_sum_assignment as solver
-
-            return solver
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules[name] = module
-    return sys.modules[name].linear_sum_assignment
-
-
-def wasserstein(cost: np.ndarray) -> float:
-    """The 1-Wasserstein distance between uniform weights on the rows and on the columns of a
-    cost matrix: min Σ T_ij C_ij over transport plans T with row sums 1/n, column sums 1/m.
-
-    With L = lcm(n, m), each row copied L/n times and each column L/m times, every vertex of
-    this transport polytope is 1/L times a permutation (Birkhoff-von Neumann), so the optimum
-    is an L x L assignment problem (``linear_sum_assignment``, milliseconds); a linear
-    programme (HiGHS) only when L is large."""
-    n, m = cost.shape
-    size = math.lcm(n, m)
-    if size <= ASSIGNMENT_LIMIT:
-        expanded = np.repeat(np.repeat(cost, size // n, axis=0), size // m, axis=1)
-        rows, columns = linear_sum_assignment()(expanded)
-        return float(expanded[rows, columns].sum() / size)
-    from scipy.optimize import linprog
-
-    rows_sum = np.kron(np.eye(n), np.ones((1, m)))
-    columns_sum = np.kron(np.ones((1, n)), np.eye(m))
-    result = linprog(
-        cost.ravel(),
-        A_eq=np.vstack([rows_sum, columns_sum]),
-        b_eq=np.concatenate([np.full(n, 1 / n), np.full(m, 1 / m)]),
-        bounds=(0, None),
-        method="highs",
-    )
-    return float(result.fun)
 
 
 @dataclass

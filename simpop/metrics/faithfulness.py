@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Literal
 
 from simpop.metrics.judge import Judge, JudgedMetric, Verdict
@@ -40,11 +41,17 @@ def _plain(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
+@lru_cache(maxsize=256)
+def _plain_context(context: str) -> str:
+    """A context made plain once for every answer sentence looked up in it."""
+    return f" {_plain(context)} "
+
+
 def quoted_from(sentence: str, context: str) -> bool:
     """Whether the sentence stands word for word in the context (case, spacing and punctuation
     aside): supported by definition, so no judge is asked."""
     plain = _plain(sentence)
-    return len(plain.split()) >= 3 and f" {plain} " in f" {_plain(context)} "
+    return len(plain.split()) >= 3 and f" {plain} " in _plain_context(context)
 
 
 def sentence_kind(sentence: str) -> SentenceKind:

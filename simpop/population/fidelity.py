@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import LCSseq
@@ -80,6 +81,18 @@ def _word_runs(text: str, n: int) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
+@lru_cache(maxsize=512)
+def _source_runs(source: str) -> frozenset[tuple[str, ...]]:
+    """A prompt's runs of ``ECHO_WORDS`` words, once per prompt (its group's every candidate is
+    checked against it, twice)."""
+    return frozenset(_word_runs(source, ECHO_WORDS))
+
+
+@lru_cache(maxsize=512)
+def _folded_source(source: str) -> str:
+    return fold(source)
+
+
 def copies_template(text: str, example: str) -> bool:
     """The probe is the example with a word or two swapped ("Could you explain to me what
     breast cancer is, please?" from "Could you explain to me what asthma is, please?")."""
@@ -92,7 +105,7 @@ def copies_template(text: str, example: str) -> bool:
 def leaks(text: str, source: str) -> bool:
     """A sentence of the probe comes (nearly) word for word from ``source`` (the persona's
     description or the prompt): "I am a 61-year-old retired warehouse worker ..."."""
-    folded_source = fold(source)
+    folded_source = _folded_source(source)
     for sentence in split_sentences(text):
         if (
             len(_words(sentence)) >= LEAK_MIN_WORDS
@@ -131,7 +144,7 @@ def flaw(
         return "copies an example of the prompt"
     if persona and leaks(text, persona):
         return "copies the persona's description"
-    if _word_runs(text, ECHO_WORDS) & _word_runs(prompt, ECHO_WORDS) or leaks(text, prompt):
+    if not _source_runs(prompt).isdisjoint(_word_runs(text, ECHO_WORDS)) or leaks(text, prompt):
         return "echoes the prompt"
     sentences = [fold(s) for s in split_sentences(text)]
     if sentences and max(sentences.count(s) for s in sentences) >= REPEATS:

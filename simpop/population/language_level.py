@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.metadata import version
-
-from wordfreq import top_n_list
 
 from simpop.lookup_cache import cached_table
 
@@ -68,9 +66,14 @@ SPANISH_WORDS = {
 @lru_cache(maxsize=None)
 def _top(language: str, n: int) -> frozenset[str]:
     # wordfreq unpacks its whole list each time: kept on disk once built
-    return frozenset(
-        cached_table(f"wordfreq-{language}-{n}", version("wordfreq"), lambda: top_n_list(language, n))
-    )
+    table = cached_table(f"wordfreq-{language}-{n}", version("wordfreq"), partial(_top_list, language, n))
+    return frozenset(table)
+
+
+def _top_list(language: str, n: int) -> list[str]:
+    from wordfreq import top_n_list  # only to build the table: importing it takes 0.1-0.2 s
+
+    return top_n_list(language, n)
 
 
 def _words(text: str) -> list[str]:

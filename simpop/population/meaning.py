@@ -18,13 +18,14 @@ import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.metadata import version
 from pathlib import Path
 
 import numpy as np
 import yaml
-from wordfreq import zipf_frequency
 
 from simpop.embed import Embedder
+from simpop.lookup_cache import cached_table
 from simpop.population.drift_patterns import pattern_drift
 
 ASPECTS_FILE = Path(__file__).parent / "aspects.yaml"
@@ -66,6 +67,26 @@ def _stem(word: str) -> str:
 
 
 _FREQUENCIES = threading.Lock()
+ZIPF_WORDS = 100_000  # English words whose frequency is kept on disk
+
+
+def _zipf_table() -> dict[str, float]:
+    from wordfreq import top_n_list, zipf_frequency
+
+    return {w: zipf_frequency(w, "en") for w in top_n_list("en", ZIPF_WORDS)}
+
+
+def _zipf(word: str) -> float:
+    """wordfreq's Zipf frequency of an English word: from a table in the cache folder, built once
+    (importing wordfreq and reading its list took 0.35 s of a cached re-run on two busy cores);
+    wordfreq itself for a word the table lacks."""
+    table = cached_table("wordfreq-zipf-en", f"{ZIPF_WORDS}-{version('wordfreq')}", _zipf_table)
+    found = table.get(word)
+    if found is None:
+        from wordfreq import zipf_frequency
+
+        found = zipf_frequency(word, "en")
+    return found
 
 
 @lru_cache(maxsize=4096)
@@ -74,7 +95,7 @@ def topic_words(topic: str) -> tuple[str, ...]:
     words = [w for w in _WORD.findall(topic.lower()) if w not in _STOP and len(w) > 1]
     # one thread at a time: wordfreq reads its word list on first use, once per caller racing it
     with _FREQUENCIES:
-        return tuple(sorted(dict.fromkeys(words), key=lambda w: zipf_frequency(w, "en")))
+        return tuple(sorted(dict.fromkeys(words), key=_zipf))
 
 
 def _mentions(text_words: set[str], phrase: str) -> bool:

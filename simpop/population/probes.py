@@ -134,8 +134,13 @@ def everyday_words(persona: Persona, text: str, domain: Domain | None = None) ->
     if persona.health_literacy != "low":
         return []
     lexicon = everyday_lexicon(domain, persona.language).items()
-    found = [(t, w) for t, w in lexicon if re.search(rf"\b{re.escape(t)}\b", text, re.IGNORECASE)]
+    found = [(t, w) for t, w in lexicon if _term(t).search(text)]
     return found[:MAX_EVERYDAY_WORDS]
+
+
+@lru_cache(maxsize=4096)
+def _term(term: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(term)}\b", re.IGNORECASE)
 
 
 def scenario_prompt(scenario: Scenario, language: str = "en") -> str:
@@ -237,10 +242,14 @@ def situation_examples(persona: Persona, seed: int, k: int = SITUATION_EXAMPLES)
     return random.Random(seed).sample(pool, min(k, len(pool)))
 
 
+def reply_budget(n: int, max_chars: int, situations: int) -> int:
+    """The reply tokens allowed for ``n`` messages of up to ``max_chars`` and ``situations``."""
+    return int(TOKENS_PER_CHAR * max_chars * n) + SITUATION_TOKENS * situations + 32
+
+
 def _reply(n: int, max_chars: int, situations: int) -> tuple[type[BaseModel], int]:
     """The reply schema and its token budget."""
-    budget = int(TOKENS_PER_CHAR * max_chars * n) + SITUATION_TOKENS * situations + 32
-    return messages_model(n, max_chars, situations), budget
+    return messages_model(n, max_chars, situations), reply_budget(n, max_chars, situations)
 
 
 async def write_probes(

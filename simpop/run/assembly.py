@@ -76,11 +76,11 @@ class RunParts:
     scorers: Scorers
 
 
-async def _close_llm(client: LLMClient) -> None:
+async def _close_llm(client: LLMClient, languages: list[str]) -> None:
     await client.aclose()
     client.endpoint.close()
     with suppress(OSError):  # the pace is a cache for estimates: never fail a run
-        record_client_pace(client)
+        record_client_pace(client, languages)
 
 
 def _judge(config: RunConfig, judge_llm: LLMClient, features: Embedder) -> Judge:
@@ -97,13 +97,16 @@ def _judge(config: RunConfig, judge_llm: LLMClient, features: Embedder) -> Judge
 
 
 @asynccontextmanager
-async def run_parts(store: RunStore, config: RunConfig, use_cache: bool) -> AsyncIterator[RunParts]:
-    """Everything ``config`` runs with; closed in the reverse order when the block ends."""
+async def run_parts(
+    store: RunStore, config: RunConfig, use_cache: bool, languages: list[str]
+) -> AsyncIterator[RunParts]:
+    """Everything ``config`` runs with; closed in the reverse order when the block ends.
+    ``languages``: the patients', under which the LLMs' pace is recorded."""
     async with AsyncExitStack() as stack:
         embedder = Embedder(config.embedding)
         stack.callback(embedder.close)
         llm = open_llm(config.llm, use_cache=use_cache)
-        stack.push_async_callback(_close_llm, llm)
+        stack.push_async_callback(_close_llm, llm, languages)
         logs = RunLogs.open(store)
         stack.callback(logs.close)
         target = build_target(config.target, BotResources(embedder, llm, config.name, use_cache))
@@ -113,7 +116,7 @@ async def run_parts(store: RunStore, config: RunConfig, use_cache: bool) -> Asyn
         if config.scoring.judges:
             judge_llm = llm if config.judge is None else open_llm(config.judge, use_cache=use_cache)
             if judge_llm is not llm:
-                stack.push_async_callback(_close_llm, judge_llm)
+                stack.push_async_callback(_close_llm, judge_llm, languages)
             # the verifier and the safety classifiers were fitted on the built-in model's vectors
             features = embedder
             if embedder.model_id != DEFAULT_EMBEDDING_MODEL:

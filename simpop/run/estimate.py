@@ -11,9 +11,9 @@ from datetime import datetime
 
 from simpop.llm import LLMClient, embedded_server, open_llm
 from simpop.llm.client import CallKind
-from simpop.llm.pace import EndpointPace, pace_of
+from simpop.llm.pace import EndpointPace, KindPace, pace_key, pace_of
 from simpop.models import LLMConfig, RunConfig
-from simpop.run.generate import cached_groups, plan_groups
+from simpop.run.generate import GroupRequest, plan_groups, uncached_requests
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, WRITE_QUESTIONS
 
@@ -30,12 +30,14 @@ JUDGE_CALLS_PER_ANSWER = {"qap": 2.3}
 JUDGE_CALLS_PER_WRITTEN_ANSWER = 6.7
 # Prompt and reply tokens of a typical call, to turn the embedded server's measured reading and
 # writing speed into seconds before any call of that kind was timed here (the same runs:
-# 383 + 132 tokens per question-writing call, 1,130 prompt tokens per judged answer).
+# 383 + 132 tokens per question-writing call, 1,130 prompt tokens per judged answer), and the
+# reply tokens a question-writing call of those runs allowed on average (their first requests).
 TYPICAL_TOKENS: dict[CallKind, tuple[int, int]] = {
     "schema": (383, 132),
     "text": (700, 150),
     "yes_no": (365, 1),
 }
+TYPICAL_MAX_TOKENS = 515  # the full study's 210 first requests
 GENERATING_BOTS = {"llm_only": 1, "naive_rag": 1, "hyde_rag": 2}  # simpop LLM calls per answer
 
 
@@ -49,6 +51,8 @@ class StageCost:
     detail: str
     llm: LLMConfig | None = None  # who makes the calls
     kind: CallKind = "schema"
+    languages: tuple[str, ...] = ("en",)  # the patients'
+    max_tokens: float | None = None  # reply tokens a call allows, on average (None: the kind's usual)
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class RunEstimate:
     def retimed(self) -> RunEstimate:
         """The same calls at the pace recorded now (after ``time_servers``)."""
         stages = [
-            replace(s, seconds=_cost(s.stage, s.calls, s.llm, s.kind, s.detail).seconds) if s.llm else s
+            replace(s, seconds=_seconds(s.calls, s.llm, s.kind, s.languages, s.max_tokens)) if s.llm else s
             for s in self.stages
         ]
         return replace(self, stages=stages, paces=[_where(c) for c in self.configs])
@@ -75,26 +79,60 @@ class RunEstimate:
         return None if any(s is None for s in known) else sum(s or 0.0 for s in known)
 
 
-def wall_per_call(pace: EndpointPace | None, kind: CallKind, concurrency: int) -> float | None:
-    """Seconds of wall time per call of ``kind``: as timed in the last run that made such calls,
-    else from the embedded server's reading and writing speed and a typical call's tokens (the
-    replies of the slots are written together)."""
+def wall_per_call(
+    pace: EndpointPace | None,
+    kind: CallKind,
+    concurrency: int,
+    languages: tuple[str, ...] = ("en",),
+    max_tokens: float | None = None,
+) -> float | None:
+    """Seconds of wall time per call of ``kind``: as timed in the last run in these languages
+    that made such calls, its replies scaled to ``max_tokens``; else from the embedded server's
+    reading and writing speed and a typical call's tokens (the replies of the slots are written
+    together)."""
     if pace is None:
         return None
-    if kind in pace.kinds:
-        then = pace.kinds[kind]
+    then = pace.kinds.get(pace_key(kind, list(languages)))
+    if then is not None:
         # that run's calls at the speed the server has now: a busier machine, longer calls
         slower = then.decode / pace.decode if then.decode and pace.decode else 1.0
-        return then.wall_per_call * slower
+        return then.wall_per_call * slower * _longer(then, pace, max_tokens)
     if pace.prefill and pace.decode:
         prompt, reply = TYPICAL_TOKENS[kind]
+        if max_tokens and kind == "schema":
+            reply *= max_tokens / TYPICAL_MAX_TOKENS
         return prompt / pace.prefill + reply / (pace.decode * concurrency)
     return None
 
 
-def _cost(stage: str, calls: float, config: LLMConfig, kind: CallKind, detail: str) -> StageCost:
-    per_call = wall_per_call(pace_of(config), kind, config.concurrency)
-    return StageCost(stage, calls, None if per_call is None else calls * per_call, detail, config, kind)
+def _longer(then: KindPace, pace: EndpointPace, max_tokens: float | None) -> float:
+    """How much longer a call allowed ``max_tokens`` reply tokens takes than ``then``'s calls:
+    their reading time stays, their writing time grows with the reply allowed."""
+    if not (max_tokens and then.max_tokens and then.completion_tokens and pace.decode):
+        return 1.0
+    reading = (then.prompt_tokens or 0) / pace.prefill if pace.prefill else 0.0
+    writing = then.completion_tokens * then.concurrency / pace.decode
+    return (reading + writing * max_tokens / then.max_tokens) / (reading + writing)
+
+
+def _seconds(
+    calls: float, config: LLMConfig, kind: CallKind, languages: tuple[str, ...], max_tokens: float | None
+) -> float | None:
+    per_call = wall_per_call(pace_of(config), kind, config.concurrency, languages, max_tokens)
+    return None if per_call is None else calls * per_call
+
+
+def _cost(
+    stage: str,
+    calls: float,
+    config: LLMConfig,
+    kind: CallKind,
+    detail: str,
+    languages: tuple[str, ...],
+    max_tokens: float | None = None,
+) -> StageCost:
+    seconds = _seconds(calls, config, kind, languages, max_tokens)
+    return StageCost(stage, calls, seconds, detail, config, kind, languages, max_tokens)
 
 
 def _where(config: LLMConfig) -> str:
@@ -106,25 +144,25 @@ def _where(config: LLMConfig) -> str:
     return f"{config.model} at {endpoint}: pace recorded {when}"
 
 
-def _cached_groups(config: RunConfig, inputs: RunInputs, use_cache: bool) -> int:
-    """How many groups of cells the LLM cache already has the questions of."""
+def _to_write(config: RunConfig, inputs: RunInputs, use_cache: bool) -> list[GroupRequest]:
+    """The groups' first requests the LLM cache does not answer."""
     if not use_cache:
-        return 0
+        return uncached_requests(inputs, None, config.seed)
     llm: LLMClient = open_llm(config.llm, use_cache=True)
     try:
-        return cached_groups(inputs, llm, config.seed)
+        return uncached_requests(inputs, llm, config.seed)
     finally:
         if llm.cache is not None:
             llm.cache.close()
 
 
-def _bot_answers(config: RunConfig, cells: int) -> StageCost:
+def _bot_answers(config: RunConfig, cells: int, languages: tuple[str, ...]) -> StageCost:
     bot_calls = GENERATING_BOTS.get(config.target.kind, 0)
     if not bot_calls:
         return StageCost(BOT_ANSWERS, 0, 0.0, f"up to {cells} questions to the bot; it calls no simpop LLM")
     bot_llm = getattr(config.target, "llm", None) or config.llm
     detail = f"up to {cells} questions, {bot_calls} call each"
-    return _cost(BOT_ANSWERS, bot_calls * cells, bot_llm, "text", detail)
+    return _cost(BOT_ANSWERS, bot_calls * cells, bot_llm, "text", detail, languages)
 
 
 def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
@@ -138,15 +176,16 @@ def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
         ", 1 per conversation" if inputs.conversations else ""
     )
     calls = per_answer * judged + len(inputs.conversations)
-    return _cost(JUDGES, calls, config.judge or config.llm, "yes_no", detail)
+    return _cost(JUDGES, calls, config.judge or config.llm, "yes_no", detail, tuple(inputs.languages))
 
 
 def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
     """The run's cells and expected LLM calls; the question-writing calls the cache already
     answers are left out."""
     groups = len(plan_groups(inputs))
-    cached = _cached_groups(config, inputs, use_cache)
-    to_write = groups - cached
+    requests = _to_write(config, inputs, use_cache)
+    to_write, cached = len(requests), groups - len(requests)
+    languages = tuple(inputs.languages)
     turns = sum(inputs.cases[c.scenario_id].max_turns for c in inputs.conversations)
     cells = len(inputs.cells) + turns  # a conversation's turns are answered and judged like cells
     written = (
@@ -154,11 +193,13 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         if to_write
         else f"no LLM call: the cache answers all {groups} groups of cells"
     )
-    stages = [_cost(WRITE_QUESTIONS, to_write * CALLS_PER_GROUP, config.llm, "schema", written)]
+    allowed = sum(r.max_tokens for r in requests) / to_write if to_write else None
+    calls = to_write * CALLS_PER_GROUP
+    stages = [_cost(WRITE_QUESTIONS, calls, config.llm, "schema", written, languages, allowed)]
     if inputs.conversations:
         talks = f"{len(inputs.conversations)} conversations, up to {turns} messages"
-        stages.append(_cost(PATIENT_TURNS, turns, config.llm, "schema", talks))
-    stages += [_bot_answers(config, cells), _judges(config, inputs, turns)]
+        stages.append(_cost(PATIENT_TURNS, turns, config.llm, "schema", talks, languages))
+    stages += [_bot_answers(config, cells, languages), _judges(config, inputs, turns)]
     configs: dict[str, LLMConfig] = {}
     for stage in stages:  # the first stage's config of each model
         if stage.llm is not None and stage.calls:

@@ -45,7 +45,7 @@ async def execute(
 
     try:
         with progress if progress is not None else nullcontext():
-            async with run_parts(store, config, use_cache) as parts:
+            async with run_parts(store, config, use_cache, inputs.languages) as parts:
                 await run_stages(store, config, inputs, parts, progress)
     except BaseException:  # stopped (Ctrl-C) or failed: its time still counts in the whole run's
         invocations.append(invocation(finished=False))

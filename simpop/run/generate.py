@@ -31,6 +31,7 @@ from simpop.population.probes import (
     probe_messages,
     probes_cached,
     prompt_id,
+    reply_budget,
     situation_examples,
     write_probes,
     writes_question_only,
@@ -150,6 +151,11 @@ class GroupRequest:
     def max_chars(self) -> int:
         return MAX_QUESTION_CHARS if self.one_question else MAX_MESSAGE_CHARS
 
+    @property
+    def max_tokens(self) -> int:
+        """The reply tokens the first call allows."""
+        return reply_budget(self.wanted, self.max_chars, self.situations)
+
 
 def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupRequest:
     """The first request of the group of ``cells``."""
@@ -165,12 +171,11 @@ def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupR
     return GroupRequest(messages, wanted, seed, one_question, situations, plain, tuple(shown))
 
 
-def cached_groups(inputs: RunInputs, llm: LLMClient, run_seed: int) -> int:
-    """How many groups' first request the LLM cache already answers (no LLM call)."""
-    return sum(
-        probes_cached(llm, *r.call())
-        for r in (group_request(inputs, cells, run_seed) for cells in plan_groups(inputs).values())
-    )
+def uncached_requests(inputs: RunInputs, llm: LLMClient | None, run_seed: int) -> list[GroupRequest]:
+    """The groups' first requests that the LLM cache does not answer (all of them without a
+    cache, ``llm`` None)."""
+    requests = (group_request(inputs, cells, run_seed) for cells in plan_groups(inputs).values())
+    return [r for r in requests if llm is None or not probes_cached(llm, *r.call())]
 
 
 async def generate_probes(

@@ -72,6 +72,11 @@ class RunInputs:
     conversations: list[Cell] = field(default_factory=list)
     language: str = "en"  # the bot's, its QAPs' and knowledge base's
 
+    @property
+    def languages(self) -> list[str]:
+        """The patients' languages, each once."""
+        return sorted({p.language for p in self.personas})
+
     def source(self, cell: Cell) -> ProbeSource:
         """The seed question(s), vignette or passages a cell's probe is written from."""
         if cell.seed_id == NO_SEED:
