@@ -74,7 +74,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         # 1 persona × 2 seeds × 2 variants; one call per persona and seed, 1.5 with top-ups
         assert "plan: 4 cells; per persona: 1 × 4" in dry.stdout
         assert "write questions: about 3 LLM calls, time unknown (2 groups of cells, 0 answered" in dry.stdout
-        assert "judges: about 9 LLM calls, time unknown (about 2.3 per answer, up to 4 answers)" in dry.stdout
+        assert "judges: about 4 LLM calls, time unknown (about 1.0 per answer, up to 4 answers)" in dry.stdout
 
         result = simpop("run", "run.yaml", cwd=tmp_path, env=env)
         assert result.returncode == 0, result.stderr

@@ -18,15 +18,17 @@ from simpop.run.plan import RunInputs
 from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, WRITE_QUESTIONS
 
 # Measured on the full study (targets/eye-qap.yaml --variants 3 --limit 10: two cores, 420
-# cells, 210 groups): 296 and 274 calls with the 1.5B, 468 with the 0.5B (more top-ups for
-# questions that drift or repeat).
+# cells, 210 groups): 296, 274 and (2026-11-27) 342 calls with the 1.5B, 468 with the 0.5B (more
+# top-ups for questions that drift or repeat).
 CALLS_PER_GROUP = 1.5
-# Judge calls per answer grow with the answer's sentences: 2.3 on the same run's 268 QAP answers,
-# the reasons for the answers a report shows included (bench/judge_speed.py); 6.7 on 37 answers
+# Judge calls per answer grow with the answer's sentences. A QAP bot's: 1.0 on the same study on
+# 2026-11-27 (429 calls the server answered for 420 cells, the reasons a report shows included;
+# 1.2 on the main command, 27 for 22), since a declined answer is judged on its best candidate
+# alone and the safety judges call no LLM (2.3 before, counting in-run cache hits); 6.7 on 37 answers
 # of the naive RAG bot with the 0.5B (eye-naive-rag, 3 personas, --limit 3 --variants 1
 # --probes 1) when every failing verdict got a reason, taken for every bot that writes its own
 # answers (an over-estimate since reasons are asked only for what a report shows).
-JUDGE_CALLS_PER_ANSWER = {"qap": 2.3}
+JUDGE_CALLS_PER_ANSWER = {"qap": 1.0}
 JUDGE_CALLS_PER_WRITTEN_ANSWER = 6.7
 # Prompt and reply tokens of a typical call, to turn the embedded server's measured reading and
 # writing speed into seconds before any call of that kind was timed here (the same runs:
