@@ -124,7 +124,9 @@ def wasserstein(cost: np.ndarray) -> float:
         return solve(cost)
     path = cache_dir() / SOLVED_FILE
     with _LOCK:
-        solved = _SOLVED.get(path) or _SOLVED.setdefault(path, SolvedProblems(path))
+        solved = _SOLVED.get(path)
+        if solved is None:
+            solved = _SOLVED[path] = SolvedProblems(path)
         key = solved.key(cost)
         found = solved.get(key)
     if found is not None:
