@@ -76,12 +76,17 @@ def _zipf_table() -> dict[str, float]:
     return {w: zipf_frequency(w, "en") for w in top_n_list("en", ZIPF_WORDS)}
 
 
+@lru_cache(maxsize=1)
+def _zipfs() -> dict[str, float]:
+    """The table, found once per process (its name reads wordfreq's installed version)."""
+    return cached_table("wordfreq-zipf-en", f"{ZIPF_WORDS}-{version('wordfreq')}", _zipf_table)
+
+
 def _zipf(word: str) -> float:
     """wordfreq's Zipf frequency of an English word: from a table in the cache folder, built once
     (importing wordfreq and reading its list took 0.35 s of a cached re-run on two busy cores);
     wordfreq itself for a word the table lacks."""
-    table = cached_table("wordfreq-zipf-en", f"{ZIPF_WORDS}-{version('wordfreq')}", _zipf_table)
-    found = table.get(word)
+    found = _zipfs().get(word)
     if found is None:
         from wordfreq import zipf_frequency
 

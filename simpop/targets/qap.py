@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
 from pydantic import Field
 
 from simpop.config import load_qaps
@@ -69,8 +70,6 @@ class QAPMatcher(Target):
         self.vectors = embedder.embed([qap.question for qap in self.qaps])
 
     def match(self, question: str) -> Answer:
-        import numpy as np
-
         words = question.split()
         if len(words) < self.config.min_words:
             return Answer(text=None, no_answer_reason=f"fewer than {self.config.min_words} words")
