@@ -308,3 +308,34 @@ def test_a_failure_of_a_request_in_flight_is_every_identical_asker_s():
 
         errors = closing(llm, together())
     assert all(isinstance(e, LLMRequestFailed) for e in errors) and len(server.requests) == 1
+
+
+def test_the_prompt_tokens_read_from_a_cached_prefix_are_tallied_per_kind(tmp_path, monkeypatch):
+    """llama.cpp's server says how many prompt tokens it read from a cached prefix (``cache_n``):
+    each kind of call keeps its own count, so a run's pace says which kind reused its prompts."""
+    from simpop.llm.pace import read_paces, record_client_pace
+
+    replies = [
+        Reply(VALID, prompt_tokens=400, reused_tokens=300),
+        Reply(VALID, prompt_tokens=400, reused_tokens=100),
+    ]
+    replies.append(Reply("ok", prompt_tokens=50))  # a server that says nothing of its cache
+    with FakeOpenAIServer(replies) as server:
+        llm = client(server)
+
+        async def calls():
+            try:
+                await llm.structured(MESSAGES, Verdict)
+                await llm.structured([{"role": "user", "content": "again"}], Verdict)
+                await llm.text([{"role": "user", "content": "say ok"}])
+            finally:
+                await llm.aclose()
+
+        asyncio.run(calls())
+    assert llm.busy["schema"].reused_prompt_tokens == 400 and llm.busy["text"].reused_prompt_tokens == 0
+    assert llm.usage.reused_prompt_tokens == 400
+    monkeypatch.setenv("SIMPOP_CACHE_DIR", str(tmp_path))
+    record_client_pace(llm, ["en"])
+    [pace] = read_paces().values()
+    assert pace.kinds["schema en"].reused_prompt_tokens == 200.0  # (300 + 100) / 2 calls
+    assert pace.kinds["text en"].reused_prompt_tokens is None

@@ -82,6 +82,29 @@ def test_the_judges_see_the_qap_a_matcher_answered_from_or_turned_down():
     assert [c.id for c in answer_contexts(unnamed)] == ["q7", "q2", "q9"]
 
 
+def test_a_qap_answered_word_for_word_is_shown_to_the_judges_once():
+    from simpop.metrics.texts import exchange
+    from simpop.prompts import load_prompt
+
+    qap = "What is glaucoma?\nGlaucoma damages the optic nerve. It can cause blindness."
+    p = probe("qap-variant", "answer")
+    matched = response(p, "what is glaucoma", "Glaucoma damages the optic nerve. It can cause blindness.")
+    matched = matched.model_copy(
+        update={"contexts": [Context(id="g1", text=qap, score=0.8)], "matched_id": "g1", "similarity": 0.8}
+    )
+    prompt = load_prompt("judge_context_relevance")
+    shown = prompt.render(**exchange(matched))
+    assert shown.count("It can cause blindness.") == 1
+    assert "the answer in the context above, word for word" in shown
+    # the classifiers still get the answer itself
+    assert exchange(matched)["answer"] == "Glaucoma damages the optic nerve. It can cause blindness."
+    # an answer that is not the QAP's text (a RAG bot's, or one the bot rewrote) is shown as written
+    rewritten = matched.model_copy(update={"answer": "Glaucoma harms the optic nerve."})
+    assert "The chatbot's answer:\nGlaucoma harms the optic nerve." in prompt.render(**exchange(rewritten))
+    rag = matched.model_copy(update={"matched_id": None, "similarity": None})
+    assert prompt.render(**exchange(rag)).count("It can cause blindness.") == 2
+
+
 def test_split_sentences_keeps_abbreviations_and_drops_bullets():
     text = "Thank you! Dr. Lee said e.g. drops help.\n- Call 999 now. Is that clear?"
     assert split_sentences(text) == [

@@ -36,20 +36,25 @@ CallKind = Literal["schema", "text", "yes_no"]  # a structured reply, free text,
 @dataclass
 class KindTally:
     """The calls of one kind the endpoint answered (cache hits not counted): their seconds from
-    request to reply, their tokens and the reply tokens they were allowed."""
+    request to reply, their tokens, the prompt tokens read from a cached prefix (llama.cpp's
+    server says) and the reply tokens they were allowed."""
 
     calls: int = 0
     seconds: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     max_tokens: int = 0
+    reused_prompt_tokens: int = 0
 
-    def add(self, seconds: float, prompt_tokens: int, completion_tokens: int, max_tokens: int) -> None:
+    def add(
+        self, seconds: float, prompt_tokens: int, completion_tokens: int, max_tokens: int, reused: int = 0
+    ) -> None:
         self.calls += 1
         self.seconds += seconds
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
         self.max_tokens += max_tokens
+        self.reused_prompt_tokens += reused
 
 
 class LLMError(Exception):
@@ -364,16 +369,18 @@ class LLMClient:
         reply = read(response)
         prompt_tokens = response.usage.prompt_tokens if response.usage else 0
         completion_tokens = response.usage.completion_tokens if response.usage else 0
-        self.busy.setdefault(kind, KindTally()).add(
-            seconds, prompt_tokens, completion_tokens, request.get("max_tokens") or 0
-        )
         self.usage.prompt_tokens += prompt_tokens
         self.usage.completion_tokens += completion_tokens
         timings = (response.model_extra or {}).get("timings")
+        reused = 0
         if isinstance(timings, dict):  # llama.cpp's server says where its time went
             self.usage.prefill_s += float(timings.get("prompt_ms") or 0) / 1000
             self.usage.decode_s += float(timings.get("predicted_ms") or 0) / 1000
-            self.usage.reused_prompt_tokens += int(timings.get("cache_n") or 0)
+            reused = int(timings.get("cache_n") or 0)
+            self.usage.reused_prompt_tokens += reused
+        self.busy.setdefault(kind, KindTally()).add(
+            seconds, prompt_tokens, completion_tokens, request.get("max_tokens") or 0, reused
+        )
         if self.cache is not None and accept(reply):
             self.cache.put(key, reply, prompt_tokens, completion_tokens)
         return reply

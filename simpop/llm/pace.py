@@ -34,6 +34,9 @@ class KindPace(Record):
     prompt_tokens: float | None = Field(None, ge=0, description="mean prompt tokens per call")
     completion_tokens: float | None = Field(None, ge=0, description="mean reply tokens per call")
     max_tokens: float | None = Field(None, ge=0, description="mean reply tokens allowed per call")
+    reused_prompt_tokens: float | None = Field(
+        None, ge=0, description="mean prompt tokens per call read from a cached prefix (embedded server)"
+    )
 
     @property
     def wall_per_call(self) -> float:
@@ -119,4 +122,5 @@ def _kind_pace(tally: KindTally, client: LLMClient, current: EndpointPace) -> Ki
         prompt_tokens=mean(tally.prompt_tokens),
         completion_tokens=mean(tally.completion_tokens),
         max_tokens=mean(tally.max_tokens),
+        reused_prompt_tokens=mean(tally.reused_prompt_tokens),
     )

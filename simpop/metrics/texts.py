@@ -23,14 +23,30 @@ def context_text(contexts: list[Context]) -> str:
     return "\n\n".join(f"[{i}] {c.text.strip()}" for i, c in enumerate(contexts, start=1))
 
 
-def exchange(response: Response) -> dict[str, str | None]:
+def exchange(response: Response) -> dict[str, str | bool | None]:
     """What every judge of an answer is shown, in the same order (``prompts/_judge_exchange.j2``):
-    the context it was answered from, the answer, the message."""
+    the context it was answered from, the answer, the message. ``answer_quoted``: the answer is
+    the matched QAP's answer word for word, so the prompt shows it once, in the context (a QAP
+    answer judged on its own QAP read the same text twice: 135 of a relevance prompt's 774 tokens
+    on the full study)."""
+    contexts = answer_contexts(response)
     return {
-        "context": context_text(answer_contexts(response)),
+        "context": context_text(contexts),
         "answer": response.answer,
+        "answer_quoted": _quoted(response, contexts),
         "question": response.question,
     }
+
+
+def _quoted(response: Response, contexts: list[Context]) -> bool:
+    answer = (response.answer or "").strip()
+    return (
+        bool(answer)
+        and response.matched_id is not None
+        and len(contexts) == 1
+        and contexts[0].id == response.matched_id
+        and contexts[0].text.strip().endswith(answer)
+    )
 
 
 def answered(response: Response) -> bool:

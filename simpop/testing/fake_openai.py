@@ -42,6 +42,7 @@ class Reply:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     top_logprobs: dict[str, float] | None = None  # first token's alternatives, when asked for
+    reused_tokens: int | None = None  # prompt tokens read from a cached prefix: llama.cpp's timings
 
 
 def _logprobs(reply: Reply, request: dict) -> dict | None:
@@ -57,7 +58,8 @@ def _completion(reply: Reply, request: dict) -> dict:
     choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply.content}}
     if (logprobs := _logprobs(reply, request)) is not None:
         choice["logprobs"] = logprobs
-    return {
+    timings = {} if reply.reused_tokens is None else {"timings": {"cache_n": reply.reused_tokens}}
+    return timings | {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
         "created": int(time.time()),
