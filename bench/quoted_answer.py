@@ -20,9 +20,10 @@ from simpop.judging.profile import profile_for
 from simpop.llm import LLMClient, endpoint_for
 from simpop.llm.cache import ResponseCache
 from simpop.metrics.texts import exchange
-from simpop.models import DEFAULT_LOCAL_MODEL, LLMConfig, Response
+from simpop.models import DEFAULT_LOCAL_MODEL, LLMConfig
 from simpop.prompts import load_prompt
-from simpop.store import RESPONSES_FILE
+from simpop.run import components  # noqa: F401 - registers the target kinds a run's config names
+from simpop.store import load_run
 
 
 def user(content: str) -> list[dict[str, str]]:
@@ -30,8 +31,7 @@ def user(content: str) -> list[dict[str, str]]:
 
 
 async def main(run: Path, sample: int, model: str) -> None:
-    written = [Response.model_validate_json(line) for line in (run / RESPONSES_FILE).open()]
-    answers = [r for r in written if r.answer]
+    answers = [r for r in load_run(run).responses.values() if r.answer]
     quoted = [e for r in answers if (e := exchange(r))["answer_quoted"]]
     random.Random(7).shuffle(quoted)
     prompt = load_prompt("judge_context_relevance")
