@@ -133,3 +133,19 @@ def test_the_pace_is_the_recent_one():
     # a stage with no plan keeps its own recent rate too
     stage = StageState(total=150, done=90, resumed=0, elapsed=300.0, cost=None, recent=(100.0, 60))
     assert own_time_left(stage) == pytest.approx(100.0)
+
+
+def test_a_burst_of_items_gets_a_new_time_left_at_once():
+    """Items that end together (a stage's cases waiting on one LLM) are shown with the time left
+    their burst gives, not the one from before it (the main command's "explain verdicts" read
+    4 minutes left where 13 seconds were)."""
+    clock = [0.0]
+    progress = SampledProgress(get_time=lambda: clock[0], disable=True)
+    task_id = progress.add_task("explain verdicts", total=22, resumed=0)
+    clock[0] = 10.0
+    progress.advance(task_id, 2)
+    [slow] = progress.times_left().values()
+    progress.advance(task_id, 6)  # within the same second
+    [after] = progress.times_left().values()
+    assert slow == pytest.approx(20 * 10 / 2)
+    assert after == pytest.approx(14 * 10 / 8)

@@ -94,7 +94,7 @@ class SampledProgress(Progress):
         super().__init__(*args, **kwargs)
         self.plan = plan or {}
         self.samples = Samples()
-        self._modelled: tuple[float, dict[TaskID, float | None]] = (0.0, {})
+        self._modelled: tuple[float, tuple[float, ...], dict[TaskID, float | None]] = (0.0, (), {})
 
     def advance(self, task_id: TaskID, advance: float = 1) -> None:
         super().advance(task_id, advance)
@@ -102,13 +102,15 @@ class SampledProgress(Progress):
             self.samples.add(self._tasks[task_id])
 
     def times_left(self) -> dict[TaskID, float | None]:
-        """Each task's time left, modelled at most once a second (bars redraw ten times a
-        second, and a fast stage prints many lines)."""
-        when, found = self._modelled
+        """Each task's time left, modelled again when a task has advanced or a second has
+        passed (bars redraw ten times a second; a burst of items shown with the time left from
+        before it read 4 minutes where 13 seconds were left)."""
+        when, counts, found = self._modelled
         tasks = self.tasks
-        if time.monotonic() - when >= 1.0 or any(t.id not in found for t in tasks):
+        now = tuple(t.completed for t in tasks)
+        if now != counts or time.monotonic() - when >= 1.0 or any(t.id not in found for t in tasks):
             found = modelled_times_left(tasks, self.plan, self.samples)
-            self._modelled = (time.monotonic(), found)
+            self._modelled = (time.monotonic(), now, found)
         return found
 
 
