@@ -108,7 +108,7 @@ class SampledProgress(Progress):
         when, counts, found = self._modelled
         tasks = self.tasks
         now = tuple(t.completed for t in tasks)
-        if now != counts or time.monotonic() - when >= 1.0 or any(t.id not in found for t in tasks):
+        if now != counts or time.monotonic() - when >= 1.0:  # a new task changes the counts too
             found = modelled_times_left(tasks, self.plan, self.samples)
             self._modelled = (time.monotonic(), now, found)
         return found
