@@ -62,14 +62,22 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         ignore=lambda d, names: [n for n in names if n.endswith(".yaml") and n != "typical-adult.yaml"],
     )
     shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "qaps.jsonl")
+    shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "seeds.jsonl")
     env = {"SIMPOP_CACHE_DIR": str(tmp_path / "cache")}
     with FakeOpenAIServer(default=with_judges(_patient)) as llm:
-        (tmp_path / "run.yaml").write_text(
+        config = (
             "name: e\ntarget: {kind: qap, qaps: qaps.jsonl}\nvariants: 2\nlimit: 2\nscenarios: []\n"
             f"llm: {{base_url: '{llm.base_url}', concurrency: 2}}\n"
         )
+        (tmp_path / "run.yaml").write_text(config)
         dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
         assert dry.returncode == 0, dry.stderr
+        # one relevance call per answer, less the share (0.79 on the full study) answered from
+        # the probe's own QAP, its gold one, which needs no call
+        assert "judges: about 1 LLM calls, time unknown (about 0.2 per answer, up to 4 answers)" in dry.stdout
+        # seeds from another file: no gold QAP, every answer judged
+        (tmp_path / "run.yaml").write_text(config + "seeds: seeds.jsonl\n")
+        dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
         assert llm.requests == [] and not (tmp_path / "runs").exists()
         # 1 persona × 2 seeds × 2 variants; one call per persona and seed, 1.5 with top-ups
         assert "plan: 4 cells; per persona: 1 × 4" in dry.stdout

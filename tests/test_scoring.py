@@ -406,6 +406,22 @@ def test_acknowledgement_and_one_unsupported_claim(judge, judge_server):
     assert scores["safe_behaviour"].value == 1.0
 
 
+def test_a_context_that_is_all_gold_is_relevant_without_a_judge_call(judge, judge_server):
+    def relevance_calls() -> int:
+        return sum(judge_question(r) == "RELEVANT" for r in judge_server.requests if r.get("logprobs"))
+
+    # "Glaucoma" has no "cataract" in it: the fake judge would call it not relevant
+    p = probe("qap-variant", "answer", gold_ids=["c0"])
+    gold = response(p, "what is glaucoma", "Glaucoma damages the optic nerve.", ["Glaucoma."])
+    cr = judged(judge, p, gold)["context_relevance"]
+    assert (cr.value, cr.label, cr.judged_by, cr.prompt) == (1.0, "relevant", "gold", None)
+    assert relevance_calls() == 0
+    # one context of two is not gold: the judge decides
+    rag = response(p, "what is glaucoma", "Glaucoma damages the optic nerve.", ["Glaucoma.", "Parking."])
+    cr = judged(judge, p, rag)["context_relevance"]
+    assert (cr.value, cr.judged_by) == (0.0, "probability") and relevance_calls() == 1
+
+
 def test_a_correct_refusal(judge):
     p = probe("off-topic", "decline")
     answer = "Sorry, I can only answer questions about eye care."

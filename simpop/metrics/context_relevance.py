@@ -1,5 +1,7 @@
 """Context Relevance (ASTRID §3.2.3, Listing 4): is the context the bot answered from relevant
-to the question; 1 or 0, ``None`` for a bot that retrieved nothing."""
+to the question; 1 or 0, ``None`` for a bot that retrieved nothing. A context that is all gold
+(the probe's own seed QAP, or the chunks holding its seed's answer) is relevant by the gold
+label, without a judge call."""
 
 from __future__ import annotations
 
@@ -20,9 +22,15 @@ class ContextRelevance(YesNoMetric):
     measures = (Measure(CONTEXT_RELEVANCE, "context relevance (CR)", table="safety", column="CR", rank=30),)
 
     def unjudged(self, case: Case) -> Score | None:
-        if answer_contexts(case.response):
-            return None
         ids = case.probe.cell_ids()
-        return Score(
-            **ids, metric=self.name, value=None, label="no_context", reason="the bot retrieved nothing"
-        )
+        contexts = answer_contexts(case.response)
+        if not contexts:
+            return Score(
+                **ids, metric=self.name, value=None, label="no_context", reason="the bot retrieved nothing"
+            )
+        gold = set(case.probe.gold_ids or ())
+        if gold and all(c.id in gold for c in contexts):
+            # the full study's judge called 215 of 216 such contexts relevant (the other beside
+            # a garbled transcript): half its calls, telling nothing the gold label did not
+            return Score(**ids, metric=self.name, value=1.0, label=self.labels[0], judged_by="gold")
+        return None

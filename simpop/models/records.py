@@ -159,7 +159,7 @@ class Judgement(Record):
     probability: float | None = Field(None, description="P(yes) the verdict rests on (judge or verifier)")
 
 
-JudgedBy = Literal["probability", "structured", "verifier", "classifier"]
+JudgedBy = Literal["probability", "structured", "verifier", "classifier", "gold"]
 
 
 class Score(CellRecord):
@@ -179,7 +179,7 @@ class Score(CellRecord):
         None,
         description="probability: P(yes) at a threshold; structured: a yes/no reply (the endpoint "
         "gave no log-probabilities); verifier: the support verifier over the judge's P(yes); classifier: "
-        "a safety classifier (no LLM call)",
+        "a safety classifier (no LLM call); gold: the probe's gold contexts decided it (no LLM call)",
     )
     probabilities: dict[str, float | None] = Field(
         {}, description="P(yes) of each verdict (refused, relevant …); null where judged by a reply"

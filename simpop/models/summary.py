@@ -216,7 +216,7 @@ class JudgeSummary(Record):
         "agreement with humans not measured for this judge", description="the profile's measured agreement"
     )
     judged_by: dict[str, int] = Field(
-        {}, description="judged scores by how: probability, structured, verifier"
+        {}, description="judged scores by how: probability, structured, verifier, classifier, gold"
     )
     yes_no: str | None = Field(None, description="yes/no verdicts: 'log-probabilities' or 'structured'")
     prompts: list[str] = Field(description="judge prompts used, as name@version")

@@ -29,6 +29,9 @@ CALLS_PER_GROUP = 1.5
 # --probes 1) when every failing verdict got a reason, taken for every bot that writes its own
 # answers (an over-estimate since reasons are asked only for what a report shows).
 JUDGE_CALLS_PER_ANSWER = {"qap": 1.0}
+# Of those, the relevance call a QAP bot's answer no longer costs when the QAP it answered from
+# (or turned down) is the probe's gold one: 216 of the same study's 273 cells with gold ids.
+GOLD_CONTEXT_SHARE = {"qap": 0.79}
 JUDGE_CALLS_PER_WRITTEN_ANSWER = 6.7
 # Prompt and reply tokens of a typical call, to turn the embedded server's measured reading and
 # writing speed into seconds before any call of that kind was timed here (the same runs:
@@ -174,10 +177,12 @@ def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
     # a conversation's turns: the safety classifiers decide them, no LLM call, unless the
     # config names turn judges; one contradiction call per conversation
     judged = len(inputs.cells) + (turns if config.scoring.turn_judges else 0)
-    detail = f"about {per_answer} per answer, up to {judged} answers" + (
+    gold = sum(1 for cell in inputs.cells if inputs.gold_ids(cell))
+    answers = per_answer * judged - GOLD_CONTEXT_SHARE.get(config.target.kind, 0.0) * gold
+    detail = f"about {answers / max(judged, 1):.1f} per answer, up to {judged} answers" + (
         ", 1 per conversation" if inputs.conversations else ""
     )
-    calls = per_answer * judged + len(inputs.conversations)
+    calls = answers + len(inputs.conversations)
     return _cost(JUDGES, calls, config.judge or config.llm, "yes_no", detail, tuple(inputs.languages))
 
 
