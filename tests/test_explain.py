@@ -60,7 +60,8 @@ def test_reasons_are_asked_at_the_end_for_the_worst_probes_per_scenario_only(pro
     # scoring asked no reasons, although most verdicts failed
     judged = [s for s in scores if s["metric"] in JUDGED_REASONS]
     assert judged and all(s["reason"] is None or not s["reason"].startswith("why-") for s in judged)
-    assert sum(s["value"] == 0.0 for s in judged if s["metric"] == "context_relevance") >= 10
+    # (context relevance fails where the bot's context is not the probe's gold QAP: gold is relevant)
+    assert sum(s["value"] == 0.0 for s in judged if s["metric"] == "context_relevance") >= 5
     # the explained cells are exactly the worst per scenario, as the report picks them
     values: dict[str, dict[str, float]] = {}
     for s in scores:
