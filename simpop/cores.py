@@ -89,14 +89,24 @@ class OtherLoad:
         return self.cores(interval=0)
 
 
-def idle_cores(interval: float = 0.3, cores: int | None = None) -> int:
-    """Cores of ours that other programs leave idle right now (measured over ``interval``
-    seconds; all of them where it cannot be measured); at least 1."""
+def steady_load(readings: list[float]) -> float:
+    """The load other programs keep up through all ``readings``: the least of them (a moment's
+    burst, a program starting, is not a load that lasts a run)."""
+    return min(readings, default=0.0)
+
+
+def idle_cores(interval: float = 0.25, cores: int | None = None, samples: int = 4) -> int:
+    """Cores of ours that other programs leave idle now, over ``samples`` readings of
+    ``interval`` seconds (all of them where it cannot be measured); at least 1."""
     cores = cores or available_cores()
-    return max(1, min(cores, round(cores - OtherLoad().measure(interval))))
+    load = OtherLoad()
+    busy = steady_load([load.measure(interval) for _ in range(samples)])
+    return max(1, min(cores, round(cores - busy)))
 
 
 def llm_threads(configured: int | None) -> int:
     """Threads for the embedded llama.cpp server: as configured, else the cores idle now (a
-    thread on a core another program keeps busy slows every step of the others)."""
+    thread on a core another program keeps busy slows every step of the others). They are set
+    once for the server's life: one reading of 0.3 s at a moment's burst once started a quiet
+    machine's server on one thread of two, at half the speed for the whole run."""
     return configured or idle_cores()

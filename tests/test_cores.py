@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 
 import pytest
 
-from simpop.cores import OtherLoad, _busy_seconds, available_cores, idle_cores
+from simpop.cores import OtherLoad, _busy_seconds, available_cores, idle_cores, steady_load
 
 AFFINITY = len(os.sched_getaffinity(0))
 
@@ -53,3 +55,20 @@ def test_our_own_busy_threads_do_not_count_as_other_load():
 
 def test_idle_cores_are_between_one_and_ours():
     assert 1 <= idle_cores(interval=0.05) <= available_cores()
+
+
+def test_a_moments_burst_is_not_a_steady_load():
+    assert steady_load([1.02, 0.0, 0.97, 1.0]) == 0.0  # idle for one reading of four
+    assert steady_load([1.02, 0.98, 0.97, 1.0]) == 0.97
+    assert steady_load([]) == 0.0
+
+
+@pytest.mark.skipif(AFFINITY < 2 or _busy_seconds() is None, reason="needs two cores and /proc/stat")
+def test_a_program_busy_throughout_takes_a_core_from_the_llm():
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.3)  # the interpreter has started and spins
+        assert idle_cores(interval=0.1, cores=AFFINITY) <= AFFINITY - 1
+    finally:
+        spin.kill()
+        spin.wait()
