@@ -44,7 +44,8 @@ def messages(raw: Path) -> list[dict[str, str]]:
             continue
         for line in file.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            seen.setdefault(row["group"], {"group": row["group"], "kind": row["kind"], "message": row["message"]})
+            first = {"group": row["group"], "kind": row["kind"], "message": row["message"]}
+            seen.setdefault(row["group"], first)
     rng = random.Random(0)
     picked = []
     for kind, n in PER_KIND.items():
@@ -57,7 +58,8 @@ async def main(raw: Path, out: Path) -> None:
     rng = random.Random(1)
     todo = [(m, bot) for m in messages(raw) for bot in rng.sample(BOTS, ANSWERS_PER_MESSAGE)]
     todo.sort(key=lambda t: t[1][0])  # one model loaded at a time
-    done = {json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()} if out.exists() else set()
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    done = {json.loads(line)["id"] for line in lines}
     clients = {}
     with out.open("a", encoding="utf-8") as sink:
         for number, (message, (model, prompt)) in enumerate(todo, start=1):
@@ -69,7 +71,10 @@ async def main(raw: Path, out: Path) -> None:
                     await other.aclose()
                     other.endpoint.close()
                 clients = {model: open_llm(LLMConfig(model=model, max_tokens=220))}
-            chat = [{"role": "system", "content": SYSTEM_PROMPTS[prompt]}, {"role": "user", "content": message["message"]}]
+            chat = [
+                {"role": "system", "content": SYSTEM_PROMPTS[prompt]},
+                {"role": "user", "content": message["message"]},
+            ]
             answer = await clients[model].text(chat, temperature=0.7, seed=number, max_tokens=220)
             row = {
                 "id": item_id,

@@ -75,7 +75,8 @@ def main() -> None:
             final |= {label: ruling[label] for label in disputed}
         who = "two labellers agree" if not disputed else f"adjudicated ({', '.join(disputed)})"
         how[who.split(" (")[0]] += 1
-        out.append({**{k: item.get(k) for k in KEEP}, **final, "split": split(item["group"]), "labelled_by": who})
+        kept = {k: item.get(k) for k in KEEP}
+        out.append({**kept, **final, "split": split(item["group"]), "labelled_by": who})
     out.sort(key=lambda r: r["id"])
     with (HERE / "safety-labels.jsonl").open("w", encoding="utf-8") as sink:
         for row in out:
