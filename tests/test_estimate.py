@@ -17,15 +17,48 @@ from simpop.testing.patients import reworded, with_judges
 
 
 def test_wall_per_call_from_a_timed_run_or_from_the_servers_speed():
-    timed = EndpointPace(kinds={"schema en": KindPace(calls=10, seconds_per_call=8.0, concurrency=4)})
-    assert wall_per_call(timed, "schema", 4) == 2.0  # four slots answer at once
+    remote = EndpointPace(kinds={"schema en": KindPace(calls=10, seconds_per_call=8.0, concurrency=4)})
+    assert wall_per_call(remote, "schema") == 2.0  # a remote endpoint answers four at once
+    assert wall_per_call(remote, "yes_no") is None  # no judge call timed, no server speed
+    assert wall_per_call(None, "schema") is None
     speed = EndpointPace(prefill=100.0, decode=10.0)
-    # 383 prompt tokens read at 100/s, 132 written at 10/s in each of 4 slots at once
-    assert wall_per_call(speed, "schema", 4) == pytest.approx(3.83 + 132 / 40)
+    # no call timed yet: 383 prompt tokens read at 100/s, 132 written at 10/s
+    assert wall_per_call(speed, "schema") == pytest.approx(3.83 + 13.2)
     # a call allowed twice the typical study call's reply (515 tokens) writes twice as much
-    assert wall_per_call(speed, "schema", 4, max_tokens=1030) == pytest.approx(3.83 + 264 / 40)
-    assert wall_per_call(timed, "yes_no", 4) is None  # no judge call timed, no server speed
-    assert wall_per_call(None, "schema", 4) is None
+    assert wall_per_call(speed, "schema", max_tokens=1030) == pytest.approx(3.83 + 26.4)
+
+
+def test_the_embedded_servers_calls_cost_the_tokens_they_read_anew_and_write():
+    """The full study of 2026-11-27 (night): the plan divided a judge call's 4.8 s by the four
+    slots and said 3 minutes of judging, but the judges are asked one at a time and reading a
+    prompt takes both cores: their tokens took 12.4 minutes. A call now costs its new prompt
+    tokens at the reading speed and its reply at the writing speed, whatever ran beside it."""
+    judge = KindPace(
+        calls=198,
+        seconds_per_call=4.82,
+        concurrency=4,
+        prompt_tokens=718.8,
+        reused_prompt_tokens=445.9,
+        completion_tokens=1.0,
+        max_tokens=1.0,
+    )
+    writer = KindPace(
+        calls=345,
+        seconds_per_call=40.78,
+        concurrency=4,
+        prompt_tokens=429.7,
+        reused_prompt_tokens=166.3,
+        completion_tokens=142.0,
+        max_tokens=466.7,
+    )
+    pace = EndpointPace(prefill=73.33, decode=29.07, kinds={"yes_no en": judge, "schema en": writer})
+    # (718.8 − 445.9) / 73.33 + 1 / 29.07 = 3.72 + 0.03 s, not 4.82 / 4 = 1.2 s
+    assert wall_per_call(pace, "yes_no") == pytest.approx(272.9 / 73.33 + 1 / 29.07)
+    # (429.7 − 166.3) / 73.33 + 142.0 / 29.07 = 3.59 + 4.88 s, not 40.78 / 4 = 10.2 s
+    assert wall_per_call(pace, "schema") == pytest.approx(263.4 / 73.33 + 142.0 / 29.07)
+    # a machine half as fast now: every call twice as long
+    slower = pace.model_copy(update={"prefill": 73.33 / 2, "decode": 29.07 / 2})
+    assert wall_per_call(slower, "yes_no") == pytest.approx(2 * wall_per_call(pace, "yes_no"))
 
 
 def test_a_pace_is_for_runs_in_its_languages_and_scaled_to_the_reply_allowed():
@@ -41,14 +74,13 @@ def test_a_pace_is_for_runs_in_its_languages_and_scaled_to_the_reply_allowed():
         max_tokens=1500,
     )
     pace = EndpointPace(prefill=60.0, decode=25.0, kinds={"schema de": german})
-    assert wall_per_call(pace, "schema", 4, ("de",)) == 38.0
-    english = wall_per_call(pace, "schema", 4, ("en",), max_tokens=515)  # from the server's speed
-    assert english == pytest.approx(383 / 60 + 132 / 100)
-    assert wall_per_call(pace, "schema", 4, ("de", "en")) == pytest.approx(383 / 60 + 132 / 100)
-    # German at 3 variants, allowed 500 tokens a reply: reading 600/60 = 10 s stays, writing
-    # 870 × 4 / 25 = 139.2 s shrinks to a third
-    shorter = wall_per_call(pace, "schema", 4, ("de",), max_tokens=500)
-    assert shorter == pytest.approx(38.0 * (10 + 139.2 / 3) / (10 + 139.2))
+    # 600 prompt tokens read at 60/s, 870 written at 25/s (152 / 4 = 38 s with the slots busy)
+    assert wall_per_call(pace, "schema", ("de",)) == pytest.approx(10 + 34.8)
+    english = wall_per_call(pace, "schema", ("en",), max_tokens=515)  # a typical English call
+    assert english == pytest.approx(383 / 60 + 132 / 25)
+    assert wall_per_call(pace, "schema", ("de", "en")) == pytest.approx(383 / 60 + 132 / 25)
+    # German at 3 variants, allowed 500 tokens a reply: reading stays, the reply is a third
+    assert wall_per_call(pace, "schema", ("de",), max_tokens=500) == pytest.approx(10 + 34.8 / 3)
 
 
 def _patient(request: dict) -> Reply:
@@ -83,6 +115,11 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         assert "plan: 4 cells; per persona: 1 × 4" in dry.stdout
         assert "write questions: about 3 LLM calls, time unknown (2 groups of cells, 0 answered" in dry.stdout
         assert "judges: about 4 LLM calls, time unknown (about 1.0 per answer, up to 4 answers)" in dry.stdout
+        # groups of one cell need fewer top-ups: 1.1 calls each (the main command: 23–27 for 22)
+        one_cell = config.replace("variants: 2", "variants: 1") + "seeds: seeds.jsonl\n"
+        (tmp_path / "one.yaml").write_text(one_cell)
+        one = simpop("run", "one.yaml", "--dry-run", cwd=tmp_path, env=env)
+        assert "write questions: about 2 LLM calls, time unknown (2 groups of cells" in one.stdout
 
         result = simpop("run", "run.yaml", cwd=tmp_path, env=env)
         assert result.returncode == 0, result.stderr
@@ -103,15 +140,6 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
     assert "write questions: about 2 LLM calls, about" in again.stdout  # one new group, timed
     assert "(3 groups of cells, 2 answered from the cache)" in again.stdout
     assert "time unknown" not in again.stdout and "in all: about" in again.stdout
-
-
-def test_a_timed_run_is_scaled_to_the_servers_speed_now():
-    then = KindPace(calls=10, seconds_per_call=8.0, concurrency=4, decode=20.0)
-    assert wall_per_call(EndpointPace(decode=20.0, kinds={"schema en": then}), "schema", 4) == 2.0
-    # the machine writes half as fast as when those calls were timed: twice as long
-    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema en": then}), "schema", 4) == 4.0
-    unknown = then.model_copy(update={"decode": None})  # a remote endpoint: no speed to scale by
-    assert wall_per_call(EndpointPace(decode=10.0, kinds={"schema en": unknown}), "schema", 4) == 2.0
 
 
 @pytest.mark.integration

@@ -4,6 +4,7 @@ embedded server timing itself and its timeouts."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -140,3 +141,23 @@ def test_the_timeout_from_a_servers_speed_by_hand():
     assert ServerSpeed(prefill=100, decode=20).timeout(config) == 369
     assert ServerSpeed(prefill=10_000, decode=1_000).timeout(config) == 60  # never under a minute
     assert ServerSpeed(prefill=39, decode=0.4).timeout(config) == 1800  # nor over half an hour
+
+
+def test_the_servers_speed_is_the_fastest_of_two_short_requests():
+    """One reading of a moment's burst set a whole run's plan and timeouts: now two requests
+    are timed and each speed is the faster of the two readings."""
+    from simpop.llm.local import SPEED_REQUESTS, ServerSpeed, measure_speed
+    from simpop.testing.fake_openai import FakeOpenAIServer, Reply
+
+    def timed(prefill: float, decode: float) -> Reply:
+        body = {"choices": [], "timings": {"prompt_per_second": prefill, "predicted_per_second": decode}}
+        return Reply(raw=json.dumps(body))
+
+    assert SPEED_REQUESTS == 2
+    with FakeOpenAIServer(script=[timed(35.9, 29.3), timed(72.8, 15.2)]) as server:
+        assert measure_speed(server.base_url, "m") == ServerSpeed(prefill=72.8, decode=29.3)
+        assert [r["cache_prompt"] for r in server.requests] == [False, False]  # the prompt is read each time
+    with FakeOpenAIServer(script=[Reply(raw="{}"), timed(60.0, 20.0)]) as server:
+        assert measure_speed(server.base_url, "m") == ServerSpeed(prefill=60.0, decode=20.0)  # one had none
+    with FakeOpenAIServer(default=Reply(raw="{}")) as server:
+        assert measure_speed(server.base_url, "m") is None

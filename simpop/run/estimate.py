@@ -11,16 +11,19 @@ from datetime import datetime
 
 from simpop.llm import LLMClient, embedded_server, open_llm
 from simpop.llm.client import CallKind
-from simpop.llm.pace import EndpointPace, KindPace, pace_key, pace_of
+from simpop.llm.pace import EndpointPace, pace_key, pace_of
 from simpop.models import LLMConfig, RunConfig
 from simpop.run.generate import GroupRequest, plan_groups, uncached_requests
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, WRITE_QUESTIONS
 
-# Measured on the full study (targets/eye-qap.yaml --variants 3 --limit 10: two cores, 420
-# cells, 210 groups): 296, 274 and (2026-11-27) 342 calls with the 1.5B, 468 with the 0.5B (more
-# top-ups for questions that drift or repeat).
+# Question-writing calls per group of cells, top-ups included. Groups of three cells, on the
+# full study (targets/eye-qap.yaml --variants 3 --limit 10: two cores, 420 cells, 210 groups):
+# 274 to 346 calls in six runs with the 1.5B (1.30–1.65 a group), 468 with the 0.5B (more
+# top-ups for questions that drift or repeat). Groups of one cell, on the main command
+# (targets/eye-first.yaml, 22 groups): 23 to 27 calls in seven runs (1.05–1.23).
 CALLS_PER_GROUP = 1.5
+CALLS_PER_ONE_CELL_GROUP = 1.1
 # Judge calls per answer grow with the answer's sentences. A QAP bot's: 1.0 on the same study on
 # 2026-11-27 (429 calls the server answered for 420 cells, the reasons a report shows included;
 # 1.2 on the main command, 27 for 22), since a declined answer is judged on its best candidate
@@ -87,43 +90,41 @@ class RunEstimate:
 def wall_per_call(
     pace: EndpointPace | None,
     kind: CallKind,
-    concurrency: int,
     languages: tuple[str, ...] = ("en",),
     max_tokens: float | None = None,
 ) -> float | None:
-    """Seconds of wall time per call of ``kind``: as timed in the last run in these languages
-    that made such calls, its replies scaled to ``max_tokens``; else from the embedded server's
-    reading and writing speed and a typical call's tokens (the replies of the slots are written
-    together)."""
+    """Seconds of wall time per call of ``kind``.
+
+    On the embedded server, the tokens a call of that kind read anew and wrote in the last run
+    in these languages (its replies scaled to ``max_tokens``), at the server's reading and
+    writing speed now: on a CPU its slots share the arithmetic, so the calls' times add up
+    whether they run together or not (the full study: wall ÷ that time 1.05; four slots write
+    at about one slot's speed, ``docs/measured.md``). Where no call of the kind has its tokens
+    recorded, a typical call's. Elsewhere (a remote endpoint), that run's time per call over
+    the requests it had in flight at once."""
     if pace is None:
         return None
     then = pace.kinds.get(pace_key(kind, list(languages)))
-    if then is not None:
-        # that run's calls at the speed the server has now: a busier machine, longer calls
-        slower = then.decode / pace.decode if then.decode and pace.decode else 1.0
-        return then.wall_per_call * slower * _longer(then, pace, max_tokens)
     if pace.prefill and pace.decode:
-        prompt, reply = TYPICAL_TOKENS[kind]
-        if max_tokens and kind == "schema":
-            reply *= max_tokens / TYPICAL_MAX_TOKENS
-        return prompt / pace.prefill + reply / (pace.decode * concurrency)
+        if then is not None and then.prompt_tokens is not None and then.completion_tokens is not None:
+            new = then.prompt_tokens - (then.reused_prompt_tokens or 0.0)
+            reply = then.completion_tokens
+            if max_tokens and then.max_tokens:  # replies grow with the tokens they may take
+                reply *= max_tokens / then.max_tokens
+        else:
+            new, reply = TYPICAL_TOKENS[kind]
+            if max_tokens and kind == "schema":
+                reply *= max_tokens / TYPICAL_MAX_TOKENS
+        return new / pace.prefill + reply / pace.decode
+    if then is not None:
+        return then.wall_per_call
     return None
-
-
-def _longer(then: KindPace, pace: EndpointPace, max_tokens: float | None) -> float:
-    """How much longer a call allowed ``max_tokens`` reply tokens takes than ``then``'s calls:
-    their reading time stays, their writing time grows with the reply allowed."""
-    if not (max_tokens and then.max_tokens and then.completion_tokens and pace.decode):
-        return 1.0
-    reading = (then.prompt_tokens or 0) / pace.prefill if pace.prefill else 0.0
-    writing = then.completion_tokens * then.concurrency / pace.decode
-    return (reading + writing * max_tokens / then.max_tokens) / (reading + writing)
 
 
 def _seconds(
     calls: float, config: LLMConfig, kind: CallKind, languages: tuple[str, ...], max_tokens: float | None
 ) -> float | None:
-    per_call = wall_per_call(pace_of(config), kind, config.concurrency, languages, max_tokens)
+    per_call = wall_per_call(pace_of(config), kind, languages, max_tokens)
     return None if per_call is None else calls * per_call
 
 
@@ -201,7 +202,7 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         else f"no LLM call: the cache answers all {groups} groups of cells"
     )
     allowed = sum(r.max_tokens for r in requests) / to_write if to_write else None
-    calls = to_write * CALLS_PER_GROUP
+    calls = sum(CALLS_PER_ONE_CELL_GROUP if r.cells == 1 else CALLS_PER_GROUP for r in requests)
     stages = [_cost(WRITE_QUESTIONS, calls, config.llm, "schema", written, languages, allowed)]
     if inputs.conversations:
         talks = f"{len(inputs.conversations)} conversations, up to {turns} messages"

@@ -156,6 +156,11 @@ class GroupRequest:
         """The reply tokens the first call allows."""
         return reply_budget(self.wanted, self.max_chars, self.situations)
 
+    @property
+    def cells(self) -> int:
+        """The cells the group writes for."""
+        return self.wanted // (QUESTION_OVERSAMPLE if self.one_question else OVERSAMPLE)
+
 
 def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupRequest:
     """The first request of the group of ``cells``."""
