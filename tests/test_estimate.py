@@ -111,9 +111,9 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         (tmp_path / "run.yaml").write_text(config + "seeds: seeds.jsonl\n")
         dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
         assert llm.requests == [] and not (tmp_path / "runs").exists()
-        # 1 persona × 2 seeds × 2 variants; one call per persona and seed, 1.5 with top-ups
+        # 1 persona × 2 seeds × 2 variants; one call per persona and seed, 2.0 with top-ups
         assert "plan: 4 cells; per persona: 1 × 4" in dry.stdout
-        assert "write questions: about 3 LLM calls, time unknown (2 groups of cells, 0 answered" in dry.stdout
+        assert "write questions: about 4 LLM calls, time unknown (2 groups of cells, 0 answered" in dry.stdout
         assert "judges: about 4 LLM calls, time unknown (about 1.0 per answer, up to 4 answers)" in dry.stdout
         # groups of one cell need fewer top-ups: 1.1 calls each (the main command: 23–27 for 22)
         one_cell = config.replace("variants: 2", "variants: 1") + "seeds: seeds.jsonl\n"
@@ -123,7 +123,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
 
         result = simpop("run", "run.yaml", cwd=tmp_path, env=env)
         assert result.returncode == 0, result.stderr
-        assert "write questions: about 3 LLM calls" in result.stderr  # every run starts with it
+        assert "write questions: about 4 LLM calls" in result.stderr  # every run starts with it
         monkeypatch.setenv("SIMPOP_CACHE_DIR", str(tmp_path / "cache"))
         [pace] = read_paces().values()
         writing = pace.kinds["schema en"]  # the run's patients write English

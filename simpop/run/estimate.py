@@ -17,12 +17,13 @@ from simpop.run.generate import GroupRequest, plan_groups, uncached_requests
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, WRITE_QUESTIONS
 
-# Question-writing calls per group of cells, top-ups included. Groups of three cells, on the
-# full study (targets/eye-qap.yaml --variants 3 --limit 10: two cores, 420 cells, 210 groups):
-# 274 to 346 calls in six runs with the 1.5B (1.30–1.65 a group), 468 with the 0.5B (more
-# top-ups for questions that drift or repeat). Groups of one cell, on the main command
-# (targets/eye-first.yaml, 22 groups): 23 to 27 calls in seven runs (1.05–1.23).
-CALLS_PER_GROUP = 1.5
+# Question-writing calls per group of cells, top-ups included. Groups of one cell: 23 to 27
+# calls for the main command's 22 (targets/eye-first.yaml, seven runs: 1.05–1.23 a group). The
+# full study (targets/eye-qap.yaml --variants 3 --limit 10: 105 groups of one cell, 105 of
+# three): 274 to 346 calls in six runs with the 1.5B (mean 323), so about
+# (323 − 1.1 × 105) / 105 = 2.0 for a group of several; 468 with the 0.5B (more top-ups for
+# questions that drift or repeat).
+CALLS_PER_GROUP = 2.0
 CALLS_PER_ONE_CELL_GROUP = 1.1
 # Judge calls per answer grow with the answer's sentences. A QAP bot's: 1.0 on the same study on
 # 2026-11-27 (429 calls the server answered for 420 cells, the reasons a report shows included;
