@@ -136,9 +136,9 @@ class ServerSpeed:
 
 def measure_speed(url: str, model: str) -> ServerSpeed | None:
     """The server's speed from llama.cpp's ``timings`` of short requests, the fastest of
-    ``SPEED_REQUESTS``: one request's reading of a moment's burst of other work once set the
-    main command's plan to 15.5 tokens a second written, against 26–29 at every other start
-    (None without timings)."""
+    ``SPEED_REQUESTS`` (None without timings): one request once read 15.5 tokens a second
+    written at the main command's start, against 26–29 at its other starts, and that run then
+    went as fast as the others."""
     speeds = [speed for speed in (_timed_request(url, model) for _ in range(SPEED_REQUESTS)) if speed]
     if not speeds:
         return None
