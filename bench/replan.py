@@ -20,8 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+# a plan's stage line, after the second a logged line was stamped with (none in a dry run's output)
 STAGE = re.compile(
-    r"^(\s*\S+\s+)(write questions|judges): about ([\d,]+) LLM calls, about ([\d.]+) (s|min|h)(.*)$"
+    r"^(\s*(?:[\d.]+\s+)?)(write questions|judges): about ([\d,]+) LLM calls, about ([\d.]+) (s|min|h)(.*)$"
 )
 UNITS = {"s": 1, "min": 60, "h": 3600}
 # a dry run whose durations print in exact minutes
@@ -40,7 +41,7 @@ def planned(args: list[str], pace: dict) -> dict[str, tuple[float, float]]:
         dry = subprocess.run(command, env=env, capture_output=True, text=True)
     stages = {}
     for line in dry.stdout.splitlines():
-        if match := STAGE.match(" 0 " + line):
+        if match := STAGE.match(line):
             stages[match[2]] = (float(match[3].replace(",", "")), float(match[4]) * UNITS[match[5]])
     if not stages:
         sys.exit(f"the dry run printed no stage: {dry.stderr.strip()[-500:]}")
