@@ -88,14 +88,19 @@ def ratios(seen: list[tuple[float, int, int, float | None]]) -> list[float]:
 
 def replayed(lines: list[tuple[float, str]], progress: dict) -> dict[str, dict[str, list]]:
     """Every stage's logged lines with the time left recomputed at its own recent rate and by
-    the shared-LLM model, from what the log shows of every stage at that moment and a third of
-    its time before."""
+    the shared-LLM model, as the run computes them (``simpop.cli.progress``): from the lines
+    where each stage advanced (its samples), over the latest third of the run's time."""
     from simpop.cli.shared_llm import RECENT, StageState, own_time_left, times_left
 
     def done_at(stage: str, when: float) -> tuple[float, int, int]:
-        """The stage's last logged line at or before ``when``: its time, done and total."""
-        before = [(a, d, t) for a, d, t, _ in progress[stage] if a <= when]
-        return before[-1] if before else (start, 0, progress[stage][0][2])
+        """The stage's last advance at or before ``when``: its time, done and total."""
+        before, seen = (start, 0, progress[stage][0][2]), 0
+        for a, d, t, _ in progress[stage]:
+            if a > when:
+                break
+            if d != seen:
+                before, seen = (a, d, t), d
+        return before
 
     plan = plan_seconds(lines)
     start = next((at for at, text in lines if RUN_LINE.match(text)), lines[0][0])
@@ -107,10 +112,11 @@ def replayed(lines: list[tuple[float, str]], progress: dict) -> dict[str, dict[s
             state = {}
             for other in progress:
                 _, d, t = done_at(other, at)
-                then, d_then, _ = done_at(other, start + (at - start) * (1 - RECENT))
+                begin = start + (at - start) * (1 - RECENT)
+                then, d_then, _ = done_at(other, begin)
                 cost = plan.get(bar_stage(other) or "")
                 per_item = None if cost is None else cost / max(t, 1)
-                state[other] = StageState(t, d, 0, at - start, per_item, (at - then, d - d_then))
+                state[other] = StageState(t, d, 0, at - start, per_item, (at - max(then, begin), d - d_then))
             own = own_time_left(state[stage])
             out[stage]["own rate"].append((at, done, total, own))
             if stage in chain:

@@ -51,20 +51,39 @@ class Samples:
         if at - seen[-1][0] >= 1.0 or task.finished:
             seen.append((at, task.completed))
 
-    def recent(self, task: Task) -> tuple[float, int] | None:
-        """Seconds since the sample nearest before the latest ``RECENT`` began, and the items
-        done since then."""
-        seen, at = self._seen.get(task.id), task.elapsed
-        if not seen or not at:
+    def recent(self, task: Task, since: float | None = None) -> tuple[float, int] | None:
+        """The items done since the sample nearest before the latest ``RECENT`` of the task's
+        time began, and the seconds since that sample: items that end together (a burst of the
+        server's slots) took the time since the sample before them. With ``since`` (seconds
+        into the task), the items done since the sample nearest before it and the seconds
+        since ``since`` itself, so that every stage's window is the same stretch of time (a
+        stage samples when it advances: between that sample and ``since`` it did nothing)."""
+        at = task.elapsed
+        if not at:
             return None
-        then, done = seen[max(0, bisect.bisect_right(seen, at * (1 - RECENT), key=lambda s: s[0]) - 1)]
-        return at - then, int(task.completed - done)
+        seen = self._seen.get(task.id) or [(0.0, float(task.fields.get("resumed", 0)))]
+        begin = at * (1 - RECENT) if since is None else since
+        then, done = seen[max(0, bisect.bisect_right(seen, begin, key=lambda s: s[0]) - 1)]
+        return at - (then if since is None else max(then, min(since, at))), int(task.completed - done)
 
 
-def stage_state(task: Task, cost: float | None = None, samples: Samples | None = None) -> StageState:
+def stage_state(
+    task: Task, cost: float | None = None, samples: Samples | None = None, since: float | None = None
+) -> StageState:
     resumed = task.fields.get("resumed", 0)
-    recent = samples.recent(task) if samples is not None else None
+    recent = samples.recent(task, since) if samples is not None else None
     return StageState(int(task.total or 0), int(task.completed), resumed, task.elapsed or 0.0, cost, recent)
+
+
+def window_start(tasks: list[Task]) -> float | None:
+    """When the latest ``RECENT`` of the stages' time together began (the clock of ``tasks``):
+    the stages' rates are then taken over the same seconds, so that a stage with nothing done
+    yet (the judges, early on) does not stretch the window of one with work done."""
+    started = [(t.start_time, t.start_time + (t.elapsed or 0.0)) for t in tasks if t.start_time is not None]
+    if not started:
+        return None
+    first, now = min(s for s, _ in started), max(e for _, e in started)
+    return now - RECENT * (now - first)
 
 
 def modelled_times_left(
@@ -76,11 +95,13 @@ def modelled_times_left(
     chain = sorted(
         (t for t in tasks if t.fields.get("stage") in plan), key=lambda t: order.index(t.fields["stage"])
     )
+    begin = window_start(chain)
     states = []
     for task in chain:
         seconds = plan[task.fields["stage"]]
         left_to_do = max(1, int(task.total or 0) - task.fields.get("resumed", 0))
-        states.append(stage_state(task, None if seconds is None else seconds / left_to_do, samples))
+        since = None if begin is None or task.start_time is None else begin - task.start_time
+        states.append(stage_state(task, None if seconds is None else seconds / left_to_do, samples, since))
     found = dict(zip((t.id for t in chain), times_left(states), strict=True))
     return {
         t.id: found[t.id] if t.id in found else own_time_left(stage_state(t, None, samples)) for t in tasks

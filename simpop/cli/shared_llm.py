@@ -8,11 +8,15 @@ groups take several times what its average said. So the stages are modelled toge
   no LLM, such as a QAP bot);
 - the LLM's pace here is measured as the wall seconds the run has taken per planned LLM second
   of the work done in the last third of its time (the plan's own error and a busy machine both
-  land in it; a run slowed at its start by other work, or by loading, does not weigh on the rest);
+  land in it; a run slowed at its start by other work, or by loading, does not weigh on the rest),
+  with the plan's own pace counted as ``PRIOR_ITEMS`` more items done: the items of a stage end
+  in bursts of the server's slots, so a short window (the main command's first minutes) held one
+  burst or none and said 10–40 minutes where 5 were left;
 - the LLM's time is shared between the stages that have work waiting (an equal share each, a
   stage needing less leaving the rest to the others), and a stage's items reach it only as the
-  stage before it finishes them; a stage that calls no LLM passes them on at once, but never
-  faster than its own recent rate says.
+  stage before it finishes them; a stage that calls no LLM passes them on at once, but where
+  items wait for it, never faster than its own recent rate says (where none wait, its rate is
+  the stage before it's).
 
 Stepping this forward from now gives each stage's finish time."""
 
@@ -22,6 +26,7 @@ from dataclasses import dataclass
 
 STEPS = 600  # steps of the simulated remainder: a 2-hour remainder in 18-second steps
 RECENT = 1 / 3  # the share of a stage's time, the latest, whose rate counts
+PRIOR_ITEMS = 8  # two bursts of the embedded server's four slots
 
 
 @dataclass(frozen=True)
@@ -53,11 +58,15 @@ def own_time_left(stage: StageState) -> float | None:
 
 
 def pace(stages: list[StageState]) -> float | None:
-    """Wall seconds per planned LLM second: the run's recent time over the LLM work done in it."""
+    """Wall seconds per planned LLM second: the run's recent time over the LLM work done in it,
+    both with ``PRIOR_ITEMS`` of the costliest stage's items added at the plan's pace (1)."""
     llm = [s for s in stages if s.cost]
+    if not llm:
+        return None
     work = sum(s.window[1] * s.cost for s in llm)  # type: ignore[operator]
-    wall = max((s.window[0] for s in llm), default=0.0)
-    return wall / work if work > 0 and wall > 0 else None
+    wall = max(s.window[0] for s in llm)
+    prior = PRIOR_ITEMS * max(s.cost for s in llm)  # type: ignore[type-var]
+    return (wall + prior) / (work + prior) if work + prior > 0 else None
 
 
 def _shares(demands: list[float], capacity: float) -> list[float]:
@@ -106,7 +115,8 @@ def times_left(stages: list[StageState]) -> list[float | None]:
                 done[i] += waiting[i]
             if finished[i] is None and done[i] >= totals[i] - 1e-6:
                 finished[i] = now
+    backlog = [i > 0 and stages[i - 1].done > s.done for i, s in enumerate(stages)]
     return [
-        None if f is None else max(f, o) if not s.cost and o is not None else f
-        for s, f, o in zip(stages, finished, own, strict=True)
+        None if f is None else max(f, o) if not s.cost and o is not None and waits else f
+        for s, f, o, waits in zip(stages, finished, own, backlog, strict=True)
     ]
