@@ -53,11 +53,17 @@ def stamped(command: list[str], log: Path | None) -> tuple[list[tuple[float, str
     return lines, process.wait()
 
 
-PLAN_STAGE = re.compile(r"^\s*(?P<stage>write questions|patient turns|bot answers|judges): (?P<rest>.*)$")
+PLAN_STAGE = re.compile(
+    r"^\s*(?P<stage>write questions|patient turns|bot answers|judges|reasons): (?P<rest>.*)$"
+)
 PLAN_COST = re.compile(r"LLM calls, about (?P<amount>[\d.]+) (?P<unit>s|min|h)")
 RUN_LINE = re.compile(r"^run \S+ → ")
 # the progress bar of each planned stage (``simpop.run.tasks``)
-BAR_STAGE = {"generate questions": "write questions", "score answers": "judges"}
+BAR_STAGE = {
+    "generate questions": "write questions",
+    "score answers": "judges",
+    "explain verdicts": "reasons",
+}
 
 
 def plan_seconds(lines: list[tuple[float, str]]) -> dict[str, float | None]:

@@ -115,6 +115,11 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         assert "plan: 4 cells; per persona: 1 × 4" in dry.stdout
         assert "write questions: about 4 LLM calls, time unknown (2 groups of cells, 0 answered" in dry.stdout
         assert "judges: about 4 LLM calls, time unknown (about 1.0 per answer, up to 4 answers)" in dry.stdout
+        # a report shows the worst 3 answers of each scenario (here one, of 4 cells), and the
+        # reasons of their failing verdicts: 0.28 a shown answer
+        assert "reasons: about 1 LLM calls, time unknown (for failing verdicts of the up to 3 answers a" in (
+            dry.stdout
+        )
         # groups of one cell need fewer top-ups: 1.1 calls each (the main command: 23–27 for 22)
         one_cell = config.replace("variants: 2", "variants: 1") + "seeds: seeds.jsonl\n"
         (tmp_path / "one.yaml").write_text(one_cell)

@@ -9,13 +9,15 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from simpop.aggregate import EXAMPLES_PER_SCENARIO
 from simpop.llm import LLMClient, embedded_server, open_llm
 from simpop.llm.client import CallKind
 from simpop.llm.pace import EndpointPace, pace_key, pace_of
 from simpop.models import LLMConfig, RunConfig
+from simpop.run.conversation_summary import WORST
 from simpop.run.generate import GroupRequest, plan_groups, uncached_requests
 from simpop.run.plan import RunInputs
-from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, WRITE_QUESTIONS
+from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, REASONS, WRITE_QUESTIONS
 
 # Question-writing calls per group of cells, top-ups included. Groups of one cell: 23 to 27
 # calls for the main command's 22 (targets/eye-first.yaml, seven runs: 1.05–1.23 a group). The
@@ -37,6 +39,10 @@ JUDGE_CALLS_PER_ANSWER = {"qap": 1.0}
 # (or turned down) is the probe's gold one: 216 of the same study's 273 cells with gold ids.
 GOLD_CONTEXT_SHARE = {"qap": 0.79}
 JUDGE_CALLS_PER_WRITTEN_ANSWER = 6.7
+# The reasons a report shows, per answer it shows (the worst few of each scenario and the turns
+# of the worst conversations): only failing verdicts get one. 4 to 6 calls for the main
+# command's 22 shown answers in three runs, 7 to 15 for the full study's 33 in three: 46 for 165.
+REASON_CALLS_PER_SHOWN_ANSWER = 0.28
 # Prompt and reply tokens of a typical call, to turn the embedded server's measured reading and
 # writing speed into seconds before any call of that kind was timed here (the same runs:
 # 383 + 132 tokens per question-writing call, 1,130 prompt tokens per judged answer), and the
@@ -188,6 +194,17 @@ def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
     return _cost(JUDGES, calls, config.judge or config.llm, "yes_no", detail, tuple(inputs.languages))
 
 
+def _reasons(config: RunConfig, inputs: RunInputs) -> StageCost:
+    if not config.scoring.judges:
+        return StageCost(REASONS, 0, 0.0, "off")
+    per_scenario = Counter(c.scenario_id for c in inputs.cells)
+    worst = sorted((inputs.cases[c.scenario_id].max_turns for c in inputs.conversations), reverse=True)
+    shown = sum(min(n, EXAMPLES_PER_SCENARIO) for n in per_scenario.values()) + sum(worst[:WORST])
+    detail = f"for failing verdicts of the up to {shown} answers a report shows"
+    calls = REASON_CALLS_PER_SHOWN_ANSWER * shown
+    return _cost(REASONS, calls, config.judge or config.llm, "text", detail, tuple(inputs.languages))
+
+
 def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
     """The run's cells and expected LLM calls; the question-writing calls the cache already
     answers are left out."""
@@ -208,7 +225,11 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
     if inputs.conversations:
         talks = f"{len(inputs.conversations)} conversations, up to {turns} messages"
         stages.append(_cost(PATIENT_TURNS, turns, config.llm, "schema", talks, languages))
-    stages += [_bot_answers(config, cells, languages), _judges(config, inputs, turns)]
+    stages += [
+        _bot_answers(config, cells, languages),
+        _judges(config, inputs, turns),
+        _reasons(config, inputs),
+    ]
     configs: dict[str, LLMConfig] = {}
     for stage in stages:  # the first stage's config of each model
         if stage.llm is not None and stage.calls:

@@ -26,7 +26,7 @@ from simpop.run.conversation_summary import ConversationTally
 from simpop.run.converse import turn_case
 from simpop.run.plan import RunInputs
 from simpop.run.score import judge_case
-from simpop.run.tasks import gather_all, stage_progress
+from simpop.run.tasks import REASONS, gather_all, stage_progress
 from simpop.store import JsonlLog
 
 
@@ -85,7 +85,7 @@ async def explain(
 
     shown = [c for c in cases if keys(c)]
     todo = [c for c in shown if not all(k in explained for k in keys(c))]
-    advance = stage_progress(progress, "explain verdicts", len(shown), len(shown) - len(todo))
+    advance = stage_progress(progress, "explain verdicts", len(shown), len(shown) - len(todo), REASONS)
 
     async def one(case: Case) -> None:
         cell = case.probe.cell_id

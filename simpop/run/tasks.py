@@ -12,7 +12,7 @@ from rich.progress import Progress
 # the plan's stages (``estimate``), in the order an item passes them; a progress bar names its
 # stage so the display can share the LLM's time between the stages (``cli.shared_llm``)
 WRITE_QUESTIONS, PATIENT_TURNS = "write questions", "patient turns"
-BOT_ANSWERS, JUDGES = "bot answers", "judges"
+BOT_ANSWERS, JUDGES, REASONS = "bot answers", "judges", "reasons"
 
 
 def stage_progress(
