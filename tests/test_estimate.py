@@ -81,6 +81,10 @@ def test_a_pace_is_for_runs_in_its_languages_and_scaled_to_the_reply_allowed():
     assert wall_per_call(pace, "schema", ("de", "en")) == pytest.approx(383 / 60 + 132 / 25)
     # German at 3 variants, allowed 500 tokens a reply: reading stays, the reply is a third
     assert wall_per_call(pace, "schema", ("de",), max_tokens=500) == pytest.approx(10 + 34.8 / 3)
+    # before any was timed, a bot's free-text answer (700 read, 150 written) is not a judge's
+    # reason (300 read anew after its verdict's prefix, 16 written)
+    assert wall_per_call(pace, "text") == pytest.approx(700 / 60 + 150 / 25)
+    assert wall_per_call(pace, "reason") == pytest.approx(300 / 60 + 16 / 25)
 
 
 def _patient(request: dict) -> Reply:
@@ -135,6 +139,9 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         assert writing.calls == 2 and writing.concurrency == 2
         assert writing.max_tokens and writing.completion_tokens and writing.prompt_tokens
         assert pace.kinds["yes_no en"].calls > 0
+        # the judges' reasons for failing verdicts are kept apart from a bot's free text (this
+        # QAP bot writes none)
+        assert pace.kinds["reason en"].calls > 0 and "text en" not in pace.kinds
         asked = len(llm.requests)
 
         (tmp_path / "run.yaml").write_text(

@@ -30,7 +30,8 @@ Messages = list[dict[str, str]]
 TOP_LOGPROBS = 10  # first-token alternatives asked for: enough for yes/Yes/YES and no/No/NO
 YES_WORDS = frozenset({"yes", "true"})
 NO_WORDS = frozenset({"no", "false"})
-CallKind = Literal["schema", "text", "yes_no"]  # a structured reply, free text, a one-token verdict
+# a structured reply, free text, a one-token verdict, a judge's short reason for its verdict
+CallKind = Literal["schema", "text", "yes_no", "reason"]
 
 
 @dataclass
@@ -245,9 +246,11 @@ class LLMClient:
         temperature: float | None = None,
         max_tokens: int | None = None,
         seed: int | None = None,
+        kind: CallKind = "text",
     ) -> str:
-        """The reply to ``messages`` as free text ('' when the model says nothing)."""
-        return await self._complete(self._request(messages, temperature, max_tokens, seed))
+        """The reply to ``messages`` as free text ('' when the model says nothing); ``kind``
+        keeps its pace apart (``simpop.llm.pace``)."""
+        return await self._complete(self._request(messages, temperature, max_tokens, seed), kind=kind)
 
     async def probability(self, messages: Messages) -> float | None:
         """P(yes) of a yes/no question, read from the log-probabilities of a one-token answer

@@ -144,7 +144,7 @@ class Judge:
         try:
             async with _in_order():
                 text = await self.llm.text(
-                    messages, temperature=0.0, seed=self.seed, max_tokens=self.max_tokens
+                    messages, temperature=0.0, seed=self.seed, max_tokens=self.max_tokens, kind="reason"
                 )
         except LLMError:
             return None

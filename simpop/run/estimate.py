@@ -51,6 +51,9 @@ TYPICAL_TOKENS: dict[CallKind, tuple[int, int]] = {
     "schema": (383, 132),
     "text": (700, 150),
     "yes_no": (365, 1),
+    # asked after the verdict in its conversation, most of the prompt a cached prefix: the main
+    # command's reasons read 191–420 tokens anew (of 736–943) and wrote 15–16 in four runs
+    "reason": (300, 16),
 }
 TYPICAL_MAX_TOKENS = 515  # the full study's 210 first requests
 GENERATING_BOTS = {"llm_only": 1, "naive_rag": 1, "hyde_rag": 2}  # simpop LLM calls per answer
@@ -202,7 +205,7 @@ def _reasons(config: RunConfig, inputs: RunInputs) -> StageCost:
     shown = sum(min(n, EXAMPLES_PER_SCENARIO) for n in per_scenario.values()) + sum(worst[:WORST])
     detail = f"for failing verdicts of the up to {shown} answers a report shows"
     calls = REASON_CALLS_PER_SHOWN_ANSWER * shown
-    return _cost(REASONS, calls, config.judge or config.llm, "text", detail, tuple(inputs.languages))
+    return _cost(REASONS, calls, config.judge or config.llm, "reason", detail, tuple(inputs.languages))
 
 
 def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
