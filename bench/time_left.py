@@ -28,6 +28,7 @@ from pathlib import Path
 LINE = re.compile(
     r"^(?P<stage>[^:]+): (?P<done>\d+)/(?P<total>\d+) \((?P<share>\d+)%\), [^,]+, (?P<left>.+) left$"
 )
+FINISHED = re.compile(r"^(?P<stage>[^:]+): (?P<done>\d+)/(?P<total>\d+) done in ")
 PLAN = re.compile(r"in all: about (?P<amount>[\d.]+) (?P<unit>s|min|h) of LLM time")
 UNITS = {"s": 1, "min": 60, "h": 3600}
 GOAL = (0.7, 1.3)
@@ -125,8 +126,9 @@ def replayed(lines: list[tuple[float, str]], progress: dict) -> dict[str, dict[s
                 state[other] = StageState(t, d, 0, at - start, per_item, (at - max(then, begin), d - d_then))
             own = own_time_left(state[stage])
             out[stage]["own rate"].append((at, done, total, own))
-            if stage in chain:
-                model = times_left([state[s] for s in chain])[chain.index(stage)]
+            if stage in chain:  # with the stages whose bar had started (as in the run)
+                started = [s for s in chain if progress[s][0][0] <= at]
+                model = times_left([state[s] for s in started])[started.index(stage)]
                 out[stage]["shared LLM"].append((at, done, total, model))
     return out
 
@@ -156,6 +158,8 @@ def report(lines: list[tuple[float, str]], replay: bool = False) -> None:
         if match := LINE.match(text.strip()):
             done, total = int(match["done"]), int(match["total"])
             progress.setdefault(match["stage"], []).append((at, done, total, seconds(match["left"])))
+        elif (match := FINISHED.match(text.strip())) and match["stage"] in progress:  # when it ended
+            progress[match["stage"]].append((at, int(match["done"]), int(match["total"]), 0.0))
     for stage, seen in progress.items():
         show(stage, "as printed", ratios(seen))
     if replay:
