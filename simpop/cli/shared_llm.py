@@ -7,11 +7,11 @@ groups take several times what its average said. So the stages are modelled toge
 - each stage's items cost the plan's LLM seconds per item (``cost``; 0 for a stage that calls
   no LLM, such as a QAP bot);
 - the LLM's pace here is measured as the wall seconds the run has taken per planned LLM second
-  of the work done in the last third of its time (the plan's own error and a busy machine both
-  land in it; a run slowed at its start by other work, or by loading, does not weigh on the rest),
-  with the plan's own pace counted as ``PRIOR_ITEMS`` more items done: the items of a stage end
-  in bursts of the server's slots, so a short window (the main command's first minutes) held one
-  burst or none and said 10–40 minutes where 5 were left;
+  of the work done in the last third of its time, the same seconds for every stage (the plan's
+  own error and a busy machine both land in it; a run slowed at its start by other work, or by
+  loading, does not weigh on the rest), with the plan's own pace counted as ``PRIOR_ITEMS`` more
+  items done: the items of a stage end in bursts of the server's slots, so a short window (the
+  main command's first minutes) holds one burst or none;
 - the LLM's time is shared between the stages that have work waiting (an equal share each, a
   stage needing less leaving the rest to the others), and a stage's items reach it only as the
   stage before it finishes them; a stage that calls no LLM passes them on at once, but where
@@ -66,7 +66,7 @@ def pace(stages: list[StageState]) -> float | None:
     work = sum(s.window[1] * s.cost for s in llm)  # type: ignore[operator]
     wall = max(s.window[0] for s in llm)
     prior = PRIOR_ITEMS * max(s.cost for s in llm)  # type: ignore[type-var]
-    return (wall + prior) / (work + prior) if work + prior > 0 else None
+    return (wall + prior) / (work + prior)
 
 
 def _shares(demands: list[float], capacity: float) -> list[float]:
