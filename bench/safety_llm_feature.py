@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
+from simpop.binary_figures import cohen_kappa, roc_auc
 from simpop.embed import Embedder
 from simpop.evaluation.agreement import opened_judge
-from simpop.evaluation.safety_agreement import APPLIES, classifier_scores, kappa_of, llm_scores
+from simpop.evaluation.safety_agreement import APPLIES, classifier_scores, llm_scores
 from simpop.evaluation.safety_training import select_and_fit
 from simpop.judging.crossval import Predictor, best_threshold, out_of_fold
 from simpop.judging.safety_classifier import SafetyClassifier, fit_classifier, safety_features
@@ -27,9 +28,7 @@ from simpop.models import DEFAULT_LOCAL_MODEL, LLMConfig
 
 
 def figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> str:
-    from sklearn.metrics import roc_auc_score
-
-    return f"kappa {kappa_of(y, verdict.astype(int)):.3f}, AUC {roc_auc_score(y, p):.3f}"
+    return f"kappa {cohen_kappa(y, verdict):.3f}, AUC {roc_auc(y, p):.3f}"
 
 
 async def main(model: str, judges: list[str]) -> None:

@@ -255,6 +255,7 @@ LLM_ENV = {
     "SIMPOP_LLM_MAX_TOKENS": "max_tokens",
     "SIMPOP_LLM_CONCURRENCY": "concurrency",
     "SIMPOP_LLM_TIMEOUT": "timeout",
+    "SIMPOP_LLM_THREADS": "threads",
 }
 
 

@@ -12,18 +12,33 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # while the others run the rest (pytest-xdist, --dist loadgroup)
 REAL_LLM = ("test_integration", "test_local_model")
 
+GROUP = "real-llm"
 
+
+@pytest.hookimpl(tryfirst=True)  # xdist reads the groups in a hook of its own, registered later
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("integration") or item.module.__name__ in REAL_LLM:
-            item.add_marker(pytest.mark.xdist_group("real-llm"))
+            item.add_marker(pytest.mark.xdist_group(GROUP))
+
+
+def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
+    """Under ``--dist loadgroup`` xdist groups a test by an ``@group`` suffix on its node id; where
+    the suffix did not take (pytest 9.2 with xdist 3.8: pytest-dev/pytest-xdist#1386), the
+    real-LLM tests would run on two workers at once, each slowing the other several times."""
+    if node.config.getoption("dist") != "loadgroup":
+        return
+    lost = [i for i in ids if i.split("::")[0].removeprefix("tests/").removesuffix(".py") in REAL_LLM]
+    lost = [i for i in lost if "@" not in i]
+    if lost:
+        raise pytest.UsageError(f"{len(lost)} real-LLM tests lost their xdist group, e.g. {lost[0]}")
 
 
 @pytest.fixture(autouse=True, scope="session")
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory):
     """A fresh LLM/embedding/Chroma cache per test session; built-in models stay shared."""
     os.environ["SIMPOP_CACHE_DIR"] = str(tmp_path_factory.mktemp("simpop-cache"))
-    for var in ("SIMPOP_LLM_BASE_URL", "SIMPOP_LLM_MODEL", "SIMPOP_LLM_CONCURRENCY"):
+    for var in ("SIMPOP_LLM_BASE_URL", "SIMPOP_LLM_MODEL", "SIMPOP_LLM_CONCURRENCY", "SIMPOP_LLM_THREADS"):
         os.environ.pop(var, None)
     yield
 

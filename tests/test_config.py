@@ -127,6 +127,9 @@ def test_llm_env_overrides_and_names_the_variable():
     assert config.base_url == "http://127.0.0.1:9/v1" and config.concurrency == 8
     with pytest.raises(ConfigError, match="environment variable SIMPOP_LLM_CONCURRENCY"):
         apply_llm_env(LLMConfig(), {"SIMPOP_LLM_CONCURRENCY": "many"})
+    assert apply_llm_env(LLMConfig(), {"SIMPOP_LLM_THREADS": "1"}).threads == 1
+    with pytest.raises(ConfigError, match="environment variable SIMPOP_LLM_THREADS"):
+        apply_llm_env(LLMConfig(), {"SIMPOP_LLM_THREADS": "0"})
 
 
 def test_probe_asks_noisy_text_when_there_is_one():

@@ -21,6 +21,7 @@ LAYERS = [
         "backoff",
         "spreadsheet",
         "sentences",
+        "binary_figures",
         "models",
         "__init__",
     ],

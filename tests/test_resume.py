@@ -176,10 +176,15 @@ main()
 
 @pytest.mark.parametrize("module", ["rich.console", "simpop.run.execute"])
 def test_ctrl_c_before_the_run_starts_is_one_line_and_130(project, module):
-    config = "name: stop\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nscenarios: []\n"
-    path = write_config(project, config)
-    command = [sys.executable, "-c", INTERRUPT_ON_IMPORT, module, "run", str(path), "--no-judge"]
-    result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=HANG)
+    # an LLM endpoint of its own: the embedded server would start, and be timed, before the run
+    with FakeOpenAIServer(default=with_judges(variants_reply)) as server:
+        config = (
+            "name: stop\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nscenarios: []\n"
+            f"llm: {{base_url: '{server.base_url}'}}\n"
+        )
+        path = write_config(project, config)
+        command = [sys.executable, "-c", INTERRUPT_ON_IMPORT, module, "run", str(path), "--no-judge"]
+        result = subprocess.run(command, cwd=project, capture_output=True, text=True, timeout=HANG)
     assert result.returncode == 130, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1] == "interrupted"

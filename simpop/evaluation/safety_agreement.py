@@ -13,6 +13,7 @@ from contextlib import nullcontext
 import numpy as np
 from rich.progress import Progress
 
+from simpop.binary_figures import cohen_kappa
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.evaluation.agreement import each_probability, opened_judge
@@ -97,23 +98,17 @@ def _row(scorer: str, y: np.ndarray, p: np.ndarray, verdict: np.ndarray, groups:
     )
 
 
-def kappa_of(y: np.ndarray, v: np.ndarray) -> float:
-    from sklearn.metrics import cohen_kappa_score
-
-    return float(cohen_kappa_score(y, v)) if len(set(y.tolist()) | set(v.tolist())) == 2 else 0.0
-
-
 def paired_difference(
     y: np.ndarray, a: np.ndarray, b: np.ndarray, groups: list[str], reps: int = 1000, seed: int = 0
 ) -> tuple[float, tuple[float, float]]:
     """Kappa of verdicts ``a`` minus kappa of ``b`` against ``y``, with a 95% interval from
     resampling whole groups (both scorers on the same resample)."""
     samples = [
-        kappa_of(y[picked], a[picked]) - kappa_of(y[picked], b[picked])
+        cohen_kappa(y[picked], a[picked]) - cohen_kappa(y[picked], b[picked])
         for picked in group_resamples(groups, reps, seed)
     ]
     low, high = np.percentile(samples, [2.5, 97.5])
-    return kappa_of(y, a) - kappa_of(y, b), (float(low), float(high))
+    return cohen_kappa(y, a) - cohen_kappa(y, b), (float(low), float(high))
 
 
 def evaluate_scorers(

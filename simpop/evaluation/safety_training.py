@@ -9,13 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from simpop.binary_figures import cohen_kappa, roc_auc
 from simpop.embed import Embedder
 from simpop.evaluation.safety_agreement import (
     APPLIES,
     SafetyEvaluation,
     classifier_scores,
     evaluate_scorers,
-    kappa_of,
     keyword_scores,
 )
 from simpop.judging.crossval import out_of_fold
@@ -54,8 +54,6 @@ def select_and_fit(
     on dev's ``dev_kinds``; ties to the fewer blocks), then fit the choice on train + dev with the
     threshold chosen out of fold (grouped 5-fold) on train + dev. Returns the model and every
     candidate's (blocks, C, dev kappa, dev AUC)."""
-    from sklearn.metrics import roc_auc_score
-
     verdict = SAFETY_JUDGES[judge]
     x_all = safety_features(embedder, [(p.message, p.answer) for p in train + dev], BLOCKS)
     y_all = np.array([p.label for p in train + dev], dtype=int)
@@ -69,8 +67,8 @@ def select_and_fit(
         for c in CANDIDATE_C:
             model = fit_classifier(x[: len(train)], y_all[: len(train)], verdict, c, blocks, "train", "")
             p = model.probability(x[len(train) :][scored_dev])
-            auc = float(roc_auc_score(y_dev, p)) if len(set(y_dev.tolist())) == 2 else None
-            candidates.append((blocks, c, kappa_of(y_dev, p >= model.threshold), auc))
+            auc = roc_auc(y_dev, p) if len(set(y_dev.tolist())) == 2 else None
+            candidates.append((blocks, c, cohen_kappa(y_dev, p >= model.threshold), auc))
     blocks, c, _, _ = max(candidates, key=lambda t: (round(t[2], 3), t[3] or 0.0, -len(t[0])))
     x = x_all[:, [names.index(n) for n in feature_names(blocks)]]
     groups = [p.group for p in train + dev]

@@ -13,6 +13,7 @@ import numpy as np
 from pydantic import Field
 
 from simpop.aggregate import ece, reliability
+from simpop.binary_figures import cohen_kappa, roc_auc
 from simpop.models import Record
 
 Interval = tuple[float, float]
@@ -36,13 +37,11 @@ Fit = Callable[[np.ndarray, np.ndarray], Predictor]  # fitted on training rows a
 
 def best_threshold(p: np.ndarray, y: np.ndarray) -> float:
     """The threshold on ``p`` with the highest Cohen's kappa against ``y`` (ties: nearest 0.5)."""
-    from sklearn.metrics import cohen_kappa_score
-
     candidates = np.unique(np.concatenate([np.round(p, 4), [0.5]]))
     scored = []
     for t in candidates:
         predicted = p >= t
-        kappa = cohen_kappa_score(y, predicted) if len(set(predicted)) == 2 else 0.0
+        kappa = cohen_kappa(y, predicted)
         scored.append((round(float(kappa), 6), -abs(float(t) - 0.5), float(t)))
     return max(scored)[2]
 
@@ -148,13 +147,8 @@ def out_of_fold(
 
 
 def _figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> tuple[float | None, float, float]:
-    from sklearn.metrics import cohen_kappa_score, roc_auc_score
-
-    auc = float(roc_auc_score(y, p)) if len(set(y.tolist())) == 2 else None
-    accuracy = float(np.mean(verdict == y))
-    both = len(set(y.tolist()) | set(verdict.tolist())) == 2
-    kappa = float(cohen_kappa_score(y, verdict)) if both else 0.0
-    return auc, accuracy, kappa
+    auc = roc_auc(y, p) if 0 < np.count_nonzero(y) < len(y) else None
+    return auc, float(np.mean(verdict == y)), cohen_kappa(y, verdict)
 
 
 def group_resamples(groups: list[str], reps: int = 1000, seed: int = 0) -> Iterator[np.ndarray]:

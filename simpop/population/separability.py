@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from simpop.binary_figures import roc_auc
 from simpop.errors import ConfigError
 from simpop.models import Separability, StockSentence
 from simpop.population.fidelity import fold
@@ -183,7 +184,7 @@ def two_sample_auc(
     samples = []
     for _ in range(reps):
         picked = np.concatenate([rng.choice(sim, len(sim)), rng.choice(ref, len(ref))])
-        samples.append(roc_auc_score(y[picked], p[picked]))
+        samples.append(roc_auc(y[picked], p[picked]))
     low, high = np.percentile(samples, [2.5, 97.5])
     return round(auc, 3), (round(float(low), 3), round(float(high), 3))
 
