@@ -8,17 +8,21 @@ import pytest
 from helpers import ROOT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-# the tests that run the real embedded LLM use every core: one worker runs them one at a time
-# while the others run the rest (pytest-xdist, --dist loadgroup)
+# the tests that run the real embedded LLM (these modules, and tests marked ``llm``) use every
+# core: one worker runs them one at a time while the others run the rest (pytest-xdist, --dist
+# loadgroup); the other integration tests (the embedding model over a data set) go to any worker
 REAL_LLM = ("test_integration", "test_local_model")
-
 GROUP = "real-llm"
+
+
+def starts_llm(item: pytest.Item) -> bool:
+    return item.module.__name__ in REAL_LLM or item.get_closest_marker("llm") is not None
 
 
 @pytest.hookimpl(tryfirst=True)  # xdist reads the groups in a hook of its own, registered later
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("integration") or item.module.__name__ in REAL_LLM:
+        if starts_llm(item):
             item.add_marker(pytest.mark.xdist_group(GROUP))
 
 
@@ -44,10 +48,11 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(autouse=True)
-def _local_llm_only_in_integration(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
-    """The fast lane (``-m "not integration"``) starts no local LLM: a test that does, in this
-    process, fails until it is marked ``integration``."""
-    if request.node.get_closest_marker("integration"):
+def _local_llm_only_in_its_group(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch):
+    """Only the real-LLM group starts the local LLM (so never two at once, and never in the fast
+    lane, ``-m "not integration"``): another test that does, in this process, fails until it is
+    marked ``integration`` and ``llm``."""
+    if starts_llm(request.node):
         return
     from simpop.llm.local import EmbeddedServer
 
@@ -55,7 +60,7 @@ def _local_llm_only_in_integration(request: pytest.FixtureRequest, monkeypatch: 
 
     def refuse(self: EmbeddedServer, params: object = None) -> str:
         if self._url is None:
-            raise AssertionError(f"{request.node.nodeid} starts the local LLM: mark it integration")
+            raise AssertionError(f"{request.node.nodeid} starts the local LLM: mark it integration and llm")
         return start(self, params)
 
     monkeypatch.setattr(EmbeddedServer, "start", refuse)

@@ -74,7 +74,8 @@ def test_bad_option_values(project, flag):
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
-@pytest.mark.integration  # starts the local LLM
+@pytest.mark.integration
+@pytest.mark.llm
 def test_doctor_reports_each_check(project):
     from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 

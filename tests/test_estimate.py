@@ -155,6 +155,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
 
 
 @pytest.mark.integration
+@pytest.mark.llm
 def test_a_fresh_machine_times_the_embedded_server_before_the_plan(tmp_path: Path, monkeypatch):
     """Issue 45 part 7: no pace recorded yet, so the estimate used to say "time unknown"; the run
     now starts its embedded server first, times it, and the run uses that same server."""
