@@ -168,7 +168,6 @@ def two_sample_auc(
     if min(len(simulated), len(real)) < MIN_MESSAGES:
         return None
     from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
@@ -178,7 +177,7 @@ def two_sample_auc(
     model = make_pipeline(StandardScaler(), LogisticRegression(C=0.1, class_weight="balanced", max_iter=2000))
     split = StratifiedKFold(n_splits=min(folds, len(simulated)), shuffle=True, random_state=seed)
     p = cross_val_predict(model, x, y, cv=split, method="predict_proba")[:, 1]
-    auc = float(roc_auc_score(y, p))
+    auc = roc_auc(y, p)
     rng = np.random.default_rng(seed)
     sim, ref = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     samples = []
