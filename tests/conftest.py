@@ -12,7 +12,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # core: one worker runs them one at a time while the others run the rest (pytest-xdist, --dist
 # loadgroup); the other integration tests (the embedding model over a data set) go to any worker
 REAL_LLM = ("test_integration", "test_local_model")
-GROUP = "real-llm"
 
 
 def starts_llm(item: pytest.Item) -> bool:
@@ -23,7 +22,7 @@ def starts_llm(item: pytest.Item) -> bool:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if starts_llm(item):
-            item.add_marker(pytest.mark.xdist_group(GROUP))
+            item.add_marker(pytest.mark.xdist_group("real-llm"))
 
 
 def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
@@ -32,8 +31,7 @@ def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
     real-LLM tests would run on two workers at once, each slowing the other several times."""
     if node.config.getoption("dist") != "loadgroup":
         return
-    lost = [i for i in ids if i.split("::")[0].removeprefix("tests/").removesuffix(".py") in REAL_LLM]
-    lost = [i for i in lost if "@" not in i]
+    lost = [i for i in ids if "@" not in i and Path(i.split("::")[0]).stem in REAL_LLM]
     if lost:
         raise pytest.UsageError(f"{len(lost)} real-LLM tests lost their xdist group, e.g. {lost[0]}")
 
