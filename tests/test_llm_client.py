@@ -279,7 +279,7 @@ def test_an_endpoint_that_sent_log_probabilities_and_stops_fails_that_question_a
 
 
 def test_yes_probability_counts_true_and_false_in_any_case():
-    from simpop.llm.client import yes_probability
+    from simpop.llm.replies import yes_probability
 
     # yes mass 0.2, no mass 0.6: 0.2 / 0.8
     first_token = [("true", math.log(0.2)), ("NO", math.log(0.6)), ("x", 0.0)]

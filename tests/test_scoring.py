@@ -16,7 +16,7 @@ import pytest
 
 from simpop.aggregate import bootstrap_interval, metric_means
 from simpop.llm import LLMClient, RemoteEndpoint
-from simpop.llm.client import LOGPROB_PROBES
+from simpop.llm.replies import LOGPROB_PROBES
 from simpop.metrics import Case, Scorers, registered, transport
 from simpop.metrics.embedding import Texts, embedding_values
 from simpop.metrics.faithfulness import conversational_faithfulness, sentence_kind

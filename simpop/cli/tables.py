@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from rich import box
 from rich.table import Table
 
-from simpop.llm.client import LOGPROB_PROBES
+from simpop.llm.replies import LOGPROB_PROBES
 from simpop.models import (
     BenchmarkSummary,
     CalibrationSummary,

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import time
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -19,6 +17,16 @@ from simpop.errors import SimpopError
 from simpop.llm.cache import ResponseCache, cache_key
 from simpop.llm.endpoint import Endpoint
 from simpop.llm.in_flight import InFlight
+from simpop.llm.replies import (
+    LOGPROB_PROBES,
+    NEITHER,
+    NO_LOGPROBS,
+    TOP_LOGPROBS,
+    content,
+    response_format,
+    valid,
+    yes_probability_text,
+)
 from simpop.models import LLMConfig, LLMUsage
 from simpop.redact import secret_env
 
@@ -27,9 +35,6 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound=BaseModel)
 Messages = list[dict[str, str]]
-TOP_LOGPROBS = 10  # first-token alternatives asked for: enough for yes/Yes/YES and no/No/NO
-YES_WORDS = frozenset({"yes", "true"})
-NO_WORDS = frozenset({"no", "false"})
 # a structured reply, free text, a one-token verdict, a judge's short reason for its verdict
 CallKind = Literal["schema", "text", "yes_no", "reason"]
 
@@ -74,48 +79,6 @@ class LLMUnavailable(SimpopError):
     """The endpoint cannot be reached or rejects our credentials: no call can succeed."""
 
 
-@lru_cache(maxsize=None)
-def _response_format(schema: type[BaseModel]) -> dict[str, Any]:
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
-    }
-
-
-def yes_probability(first_token: list[tuple[str, float]]) -> float | None:
-    """P(yes) from a one-token answer's alternatives (token, log-probability): the yes tokens'
-    probability mass over the yes and no tokens' mass, whatever their case and spacing; None
-    when neither is among them."""
-    mass = {True: 0.0, False: 0.0}
-    for token, logprob in first_token:
-        word = token.strip().lower()
-        if word in YES_WORDS or word in NO_WORDS:
-            mass[word in YES_WORDS] += math.exp(logprob)
-    total = mass[True] + mass[False]
-    return mass[True] / total if total > 0 else None
-
-
-def _content(response: Any) -> str:
-    return response.choices[0].message.content or ""
-
-
-NO_LOGPROBS = ""  # an endpoint's reply without log-probabilities (never cached)
-LOGPROB_PROBES = 3  # replies without log-probabilities, in a row from the first, before the fallback
-NEITHER = "-"  # cached when neither yes nor no was among the alternatives
-
-
-def _yes_probability_text(response: Any) -> str:
-    """P(yes) of a one-token reply as text for the cache."""
-    logprobs = response.choices[0].logprobs
-    if logprobs is None or not logprobs.content:
-        return NO_LOGPROBS
-    first = [(t.token, t.logprob) for t in logprobs.content[0].top_logprobs or []]
-    if not first:
-        first = [(logprobs.content[0].token, logprobs.content[0].logprob)]
-    p = yes_probability(first)
-    return NEITHER if p is None else repr(p)
-
-
 class _NoChoices(ValueError):
     """A reply with an empty ``choices`` list: a server fault, retried like a body that is not JSON."""
 
@@ -126,14 +89,6 @@ def _retryable(error: Exception) -> bool:
     if isinstance(error, (openai.APIConnectionError, openai.RateLimitError, ValueError)):
         return True  # ValueError: a reply body that is not JSON, or one with no choices
     return isinstance(error, openai.APIStatusError) and error.status_code >= 500
-
-
-def _valid(schema: type[BaseModel], reply: str) -> bool:
-    try:
-        schema.model_validate_json(reply)
-    except ValidationError:
-        return False
-    return True
 
 
 class LLMClient:
@@ -237,7 +192,7 @@ class LLMClient:
             return False
         request = self._request(list(messages), temperature, max_tokens, seed, schema)
         reply = self.cache.get(cache_key(request, self.config.base_url))
-        return reply is not None and _valid(schema, reply)
+        return reply is not None and valid(schema, reply)
 
     async def text(
         self,
@@ -286,7 +241,7 @@ class LLMClient:
 
     async def _yes_no(self, request: dict[str, Any]) -> str:
         return await self._complete(
-            request, _yes_probability_text, accept=lambda reply: reply != NO_LOGPROBS, kind="yes_no"
+            request, yes_probability_text, accept=lambda reply: reply != NO_LOGPROBS, kind="yes_no"
         )
 
     def _request(
@@ -306,13 +261,13 @@ class LLMClient:
         if seed is not None:
             request["seed"] = seed
         if schema is not None:
-            request["response_format"] = _response_format(schema)
+            request["response_format"] = response_format(schema)
         return request
 
     async def _complete(
         self,
         request: dict[str, Any],
-        read: Callable[[Any], str] = _content,
+        read: Callable[[Any], str] = content,
         accept: Callable[[str], bool] = lambda reply: True,
         kind: CallKind = "text",
     ) -> str:

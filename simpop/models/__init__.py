@@ -2,9 +2,9 @@
 
 ``record_base`` (what every record shares), ``inputs`` (personas, scenarios, QAPs, documents),
 ``run_config`` (a run's configuration; ``registry`` holds the target kinds), ``records`` (per-cell
-records), ``summary`` (``summary.json``), ``benchmark`` (the yes/no benchmark), ``conversation_case``
-(the cases simulated patients play out over several turns) and ``conversation`` (the
-conversations played).
+records), ``summary`` (``summary.json``; its fidelity section in ``fidelity_records``),
+``benchmark`` (the yes/no benchmark), ``conversation_case`` (the cases simulated patients play out
+over several turns) and ``conversation`` (the conversations played).
 """
 
 from __future__ import annotations
@@ -23,6 +23,13 @@ from simpop.models.conversation import (  # noqa: F401
     ConversationTurn,
     Ending,
     Exchange,
+)
+from simpop.models.fidelity_records import (  # noqa: F401
+    FidelitySummary,
+    MessageShapes,
+    PersonaFidelity,
+    Separability,
+    StockSentence,
 )
 from simpop.models.inputs import (  # noqa: F401
     QAP,
@@ -89,23 +96,18 @@ from simpop.models.summary import (  # noqa: F401
     CalibrationSummary,
     CaseBrief,
     ConversationSummary,
-    FidelitySummary,
     GroupAccuracy,
     GroupMean,
     JudgeSummary,
     LabelRow,
     LabelTable,
     LLMUsage,
-    MessageShapes,
-    PersonaFidelity,
     PredictedGroup,
     QAPAccuracy,
     RiskSummary,
     RunSummary,
     ScenarioBrief,
-    Separability,
     StageFailures,
-    StockSentence,
     TopicCluster,
     TopicStrata,
     Untested,
