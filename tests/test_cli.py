@@ -88,10 +88,24 @@ def test_doctor_reports_each_check(project):
     assert server.base_url in good.stdout and "FAIL" not in good.stdout
 
     url = f"http://127.0.0.1:{closed_port()}/v1"
-    bad = simpop("doctor", cwd=project, env={"SIMPOP_LLM_BASE_URL": url, "COLUMNS": "200"})
+    skip = ["--skip", "local-llm", "--skip", "embedding"]
+    bad = simpop("doctor", *skip, cwd=project, env={"SIMPOP_LLM_BASE_URL": url, "COLUMNS": "200"})
     assert bad.returncode == 1
     [line] = [line for line in bad.stdout.splitlines() if "configured endpoint" in line]
     assert "FAIL" in line and f"cannot reach LLM endpoint {url}" in line
+    for name in ("local LLM", "embedding model"):
+        [line] = [line for line in bad.stdout.splitlines() if name in line]
+        assert "skipped" in line and "FAIL" not in line and "sha256" not in line
+
+
+def test_doctor_with_every_failing_check_skipped_passes(project):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    skip = ["--skip", "local-llm", "--skip", "embedding", "--skip", "endpoint"]
+    result = simpop("doctor", *skip, cwd=project, env={"SIMPOP_LLM_BASE_URL": url, "COLUMNS": "200"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("skipped") == 3 and "chroma" in result.stdout and "FAIL" not in result.stdout
+    unknown = simpop("doctor", "--skip", "gpu", cwd=project)
+    assert unknown.returncode == 2 and "gpu" in unknown.stderr and "Traceback" not in unknown.stderr
 
 
 def test_personas_and_scenarios_tables_say_how_many_and_from_where(project):

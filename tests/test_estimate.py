@@ -81,9 +81,9 @@ def test_a_pace_is_for_runs_in_its_languages_and_scaled_to_the_reply_allowed():
     assert wall_per_call(pace, "schema", ("de", "en")) == pytest.approx(383 / 60 + 132 / 25)
     # German at 3 variants, allowed 500 tokens a reply: reading stays, the reply is a third
     assert wall_per_call(pace, "schema", ("de",), max_tokens=500) == pytest.approx(10 + 34.8 / 3)
-    # before any was timed, a bot's free-text answer (700 read, 150 written) is not a judge's
+    # before any was timed, a bot's free-text answer (650 read, 70 written) is not a judge's
     # reason (300 read anew after its verdict's prefix, 16 written)
-    assert wall_per_call(pace, "text") == pytest.approx(700 / 60 + 150 / 25)
+    assert wall_per_call(pace, "text") == pytest.approx(650 / 60 + 70 / 25)
     assert wall_per_call(pace, "reason") == pytest.approx(300 / 60 + 16 / 25)
 
 
@@ -152,6 +152,33 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
     assert "write questions: about 2 LLM calls, about" in again.stdout  # one new group, timed
     assert "(3 groups of cells, 2 answered from the cache)" in again.stdout
     assert "time unknown" not in again.stdout and "in all: about" in again.stdout
+
+
+def test_a_bot_that_writes_its_answers_costs_more_judge_and_reason_calls(tmp_path: Path):
+    """The plan's judge calls for a bot that writes its answers (relevance, support per
+    sentence): 4.1 an answer, and 1.1 reasons a shown answer (two naive RAG runs on the 1.5B,
+    2026-11-29), against a QAP bot's 1.0 and 0.28."""
+    shutil.copytree(
+        ROOT / "personas",
+        tmp_path / "personas",
+        ignore=lambda d, names: [n for n in names if n.endswith(".yaml") and n != "typical-adult.yaml"],
+    )
+    shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "seeds.jsonl")
+    with FakeOpenAIServer(default=Reply("no call expected")) as llm:
+        (tmp_path / "run.yaml").write_text(
+            "name: e\ntarget: {kind: llm_only}\nseeds: seeds.jsonl\nvariants: 2\nlimit: 2\n"
+            f"scenarios: []\nllm: {{base_url: '{llm.base_url}'}}\n"
+        )
+        env = {"SIMPOP_CACHE_DIR": str(tmp_path / "cache")}
+        dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
+        assert dry.returncode == 0, dry.stderr
+        assert llm.requests == []
+    assert "bot answers: about 4 LLM calls, time unknown (up to 4 questions, 1 call each)" in dry.stdout
+    # 4 answers × 4.1 = 16.4; a report shows 3 of the one scenario's 4 answers: 3 × 1.1 = 3.3
+    assert "judges: about 16 LLM calls, time unknown (about 4.1 per answer, up to 4 answers)" in dry.stdout
+    assert "reasons: about 3 LLM calls, time unknown (for failing verdicts of the up to 3 answers" in (
+        dry.stdout
+    )
 
 
 @pytest.mark.integration

@@ -30,26 +30,32 @@ CALLS_PER_ONE_CELL_GROUP = 1.1
 # Judge calls per answer grow with the answer's sentences. A QAP bot's: 1.0 on the same study on
 # 2026-11-27 (429 calls the server answered for 420 cells, the reasons a report shows included;
 # 1.2 on the main command, 27 for 22), since a declined answer is judged on its best candidate
-# alone and the safety judges call no LLM (2.3 before, counting in-run cache hits); 6.7 on 37 answers
-# of the naive RAG bot with the 0.5B (eye-naive-rag, 3 personas, --limit 3 --variants 1
-# --probes 1) when every failing verdict got a reason, taken for every bot that writes its own
-# answers (an over-estimate since reasons are asked only for what a report shows).
+# alone and the safety judges call no LLM (2.3 before, counting in-run cache hits).
 JUDGE_CALLS_PER_ANSWER = {"qap": 1.0}
 # Of those, the relevance call a QAP bot's answer no longer costs when the QAP it answered from
 # (or turned down) is the probe's gold one: 216 of the same study's 273 cells with gold ids.
 GOLD_CONTEXT_SHARE = {"qap": 0.79}
-JUDGE_CALLS_PER_WRITTEN_ANSWER = 6.7
+# A bot that writes its answers: the relevance call, a support call per informative sentence not
+# quoted from the context, the sub-question calls. Calls the server answered for the naive RAG
+# bot's answers on the 1.5B (eye-naive-rag --limit 2 --variants 1 --probes 1, 24 answers of about
+# 70 tokens, 2026-11-29): 94 with two personas, then 102 with two others (3.9 and 4.3 an
+# answer; the plan from the first said 0.97 of the second's time): 4.1 from both. 6.7 before, on
+# the 0.5B's longer answers with a reason for every failing verdict.
+JUDGE_CALLS_PER_WRITTEN_ANSWER = 4.1
 # The reasons a report shows, per answer it shows (the worst few of each scenario and the turns
-# of the worst conversations): only failing verdicts get one. 4 to 6 calls for the main
-# command's 22 shown answers in three runs, 7 to 15 for the full study's 33 in three: 46 for 165.
-REASON_CALLS_PER_SHOWN_ANSWER = 0.28
+# of the worst conversations): only failing verdicts get one. A QAP bot's: 4 to 6 calls for the
+# main command's 22 shown answers in three runs, 7 to 15 for the full study's 33 in three: 46 for
+# 165. A bot that writes its answers fails more verdicts (faithfulness): 18 and 32 for 23 in the
+# two runs above.
+REASON_CALLS_PER_SHOWN_ANSWER = {"qap": 0.28}
+REASON_CALLS_PER_SHOWN_WRITTEN_ANSWER = 1.1
 # Prompt and reply tokens of a typical call, to turn the embedded server's measured reading and
 # writing speed into seconds before any call of that kind was timed here (the same runs:
 # 383 + 132 tokens per question-writing call, 1,130 prompt tokens per judged answer), and the
 # reply tokens a question-writing call of those runs allowed on average (their first requests).
 TYPICAL_TOKENS: dict[CallKind, tuple[int, int]] = {
     "schema": (383, 132),
-    "text": (700, 150),
+    "text": (650, 70),  # the naive RAG bot's answers in the runs above: 640–660 read anew, 68–74 written
     "yes_no": (365, 1),
     # asked after the verdict in its conversation, most of the prompt a cached prefix: the main
     # command's reasons read 191–420 tokens anew (of 736–943) and wrote 15–16 in four runs
@@ -204,7 +210,8 @@ def _reasons(config: RunConfig, inputs: RunInputs) -> StageCost:
     worst = sorted((inputs.cases[c.scenario_id].max_turns for c in inputs.conversations), reverse=True)
     shown = sum(min(n, EXAMPLES_PER_SCENARIO) for n in per_scenario.values()) + sum(worst[:WORST])
     detail = f"for failing verdicts of the up to {shown} answers a report shows"
-    calls = REASON_CALLS_PER_SHOWN_ANSWER * shown
+    per_shown = REASON_CALLS_PER_SHOWN_ANSWER.get(config.target.kind, REASON_CALLS_PER_SHOWN_WRITTEN_ANSWER)
+    calls = per_shown * shown
     return _cost(REASONS, calls, config.judge or config.llm, "reason", detail, tuple(inputs.languages))
 
 
