@@ -55,7 +55,7 @@ REASON_CALLS_PER_SHOWN_WRITTEN_ANSWER = 1.1
 # reply tokens a question-writing call of those runs allowed on average (their first requests).
 TYPICAL_TOKENS: dict[CallKind, tuple[int, int]] = {
     "schema": (383, 132),
-    "text": (650, 70),  # the naive RAG bot's answers in the runs above: 640–660 read anew, 68–74 written
+    "text": (650, 70),  # the naive RAG bot's answers in the runs above: 620–660 read anew, 68–74 written
     "yes_no": (365, 1),
     # asked after the verdict in its conversation, most of the prompt a cached prefix: the main
     # command's reasons read 191–420 tokens anew (of 736–943) and wrote 15–16 in four runs
