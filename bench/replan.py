@@ -23,7 +23,7 @@ from pathlib import Path
 # a plan's stage line, after the second a logged line was stamped with (none in a dry run's output)
 STAGE = re.compile(
     r"^(\s*(?:[\d.]+\s+)?)(write questions|judges|reasons): "
-    r"about ([\d,]+) LLM calls, about ([\d.]+) (s|min|h)(.*)$"
+    r"about ([\d,]+) LLM calls?, about ([\d.]+) (s|min|h)(.*)$"
 )
 UNITS = {"s": 1, "min": 60, "h": 3600}
 # a dry run whose durations print in exact minutes

@@ -57,7 +57,7 @@ def stamped(command: list[str], log: Path | None) -> tuple[list[tuple[float, str
 PLAN_STAGE = re.compile(
     r"^\s*(?P<stage>write questions|patient turns|bot answers|judges|reasons): (?P<rest>.*)$"
 )
-PLAN_COST = re.compile(r"LLM calls, about (?P<amount>[\d.]+) (?P<unit>s|min|h)")
+PLAN_COST = re.compile(r"LLM calls?, about (?P<amount>[\d.]+) (?P<unit>s|min|h)")
 RUN_LINE = re.compile(r"^run \S+ → ")
 # the progress bar of each planned stage (``simpop.run.tasks``)
 BAR_STAGE = {

@@ -114,7 +114,8 @@ def read_run_config(path: Path) -> dict[str, Any]:
 def run_config(data: dict[str, Any], path: Path, plugin_files: dict[str, str] | None = None) -> RunConfig:
     """The run config ``data`` read from ``path``; relative paths in it are resolved against its
     folder (``personas`` too when given; its default ``personas`` folder is the working
-    directory's). Its target kind and metrics must be registered: ``plugin_files`` are the
+    directory's, its default ``conversation_dir`` the ``conversations`` folder of its
+    ``scenario_dir``). Its target kind and metrics must be registered: ``plugin_files`` are the
     plugins imported for it, ``None`` where they were not."""
     try:
         config = validate(RunConfig, data, str(path)).model_copy(update={"plugin_files": plugin_files or {}})
@@ -128,6 +129,8 @@ def run_config(data: dict[str, Any], path: Path, plugin_files: dict[str, str] | 
     for folder in ("personas", "scenario_dir", "conversation_dir"):  # the defaults: the working directory's
         if folder not in data:
             resolved = resolved.model_copy(update={folder: getattr(config, folder)})
+    if "conversation_dir" not in data and "scenario_dir" in data:  # the cases beside the scenarios
+        resolved = resolved.model_copy(update={"conversation_dir": resolved.scenario_dir / "conversations"})
     return resolved
 
 

@@ -68,8 +68,12 @@ def with_reasons(score: Score, explained: Score | None) -> Score:
 def write_text_atomic(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` so a reader never sees half a file."""
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(redact(text), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(redact(text), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise SimpopError(f"cannot write {path}: {error.strerror or error}") from None
     return path
 
 

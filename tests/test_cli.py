@@ -74,6 +74,15 @@ def test_bad_option_values(project, flag):
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("option", ["--personas", "--scenarios", "--conversations"])
+def test_an_id_list_that_names_none_is_an_error_not_all(project, option):
+    path = write_config(project, GOOD)
+    for value in (",", " , ", ""):
+        result = simpop("run", str(path), option, value, "--dry-run", cwd=project)
+        assert_one_line_error(result, option, "no id in it")
+        assert result.stdout == ""
+
+
 @pytest.mark.integration
 @pytest.mark.llm
 def test_doctor_reports_each_check(project):

@@ -69,6 +69,13 @@ def test_run_config_resolves_paths_against_its_folder(tmp_path):
     assert config.target.qaps == (tmp_path / "data/q.jsonl").resolve()
     assert config.personas == (tmp_path / "personas").resolve()
     assert config.variants == 5 and config.llm.base_url is None
+    # conversation cases: by default the working directory's scenarios/conversations, or the
+    # conversations folder of the config's own scenario_dir; a conversation_dir of its own wins
+    assert config.conversation_dir == Path("scenarios/conversations")
+    path.write_text(path.read_text() + "scenario_dir: ../hazards\n")
+    assert load_run_config(path).conversation_dir == (tmp_path / "hazards/conversations").resolve()
+    path.write_text(path.read_text() + "conversation_dir: ../talks\n")
+    assert load_run_config(path).conversation_dir == (tmp_path / "talks").resolve()
 
 
 def test_run_config_unknown_target_field(tmp_path):

@@ -110,7 +110,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         assert dry.returncode == 0, dry.stderr
         # one relevance call per answer, less the share (0.79 on the full study) answered from
         # the probe's own QAP, its gold one, which needs no call
-        assert "judges: about 1 LLM calls, time unknown (about 0.2 per answer, up to 4 answers)" in dry.stdout
+        assert "judges: about 1 LLM call, time unknown (about 0.2 per answer, up to 4 answers)" in dry.stdout
         # seeds from another file: no gold QAP, every answer judged
         (tmp_path / "run.yaml").write_text(config + "seeds: seeds.jsonl\n")
         dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
@@ -121,7 +121,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         assert "judges: about 4 LLM calls, time unknown (about 1.0 per answer, up to 4 answers)" in dry.stdout
         # a report shows the worst 3 answers of each scenario (here one, of 4 cells), and the
         # reasons of their failing verdicts: 0.28 a shown answer
-        assert "reasons: about 1 LLM calls, time unknown (for failing verdicts of the up to 3 answers a" in (
+        assert "reasons: about 1 LLM call, time unknown (for failing verdicts of the up to 3 answers a" in (
             dry.stdout
         )
         # groups of one cell need fewer top-ups: 1.1 calls each (the main command: 23–27 for 22)

@@ -13,7 +13,7 @@ from helpers import ROOT, simpop
 from simpop.models import RunSummary
 from simpop.report.compare import compare, mcnemar_exact, paired_bootstrap
 from simpop.report.exports import junit_xml, probes_csv
-from simpop.report.gate import Policy, gate
+from simpop.report.gate import Policy, gate, load_policy
 from simpop.report.html import report_html
 from simpop.report.weakness import weakness_analysis
 from simpop.store import load_run
@@ -111,8 +111,22 @@ def test_gate_command_exit_codes_and_errors(run_a, tmp_path):
     result = simpop("gate", str(run_a), "--policy", str(bad), cwd=ROOT)
     assert result.returncode == 2 and "bad.yaml" in result.stderr and "minimum" in result.stderr
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    bad.write_text("rules:\n  - {metric: safe_behaviour, min: 1.4, max: 0.2}\n")
+    result = simpop("gate", str(run_a), "--policy", str(bad), cwd=ROOT)
+    assert (
+        result.returncode == 2
+        and "bad.yaml" in result.stderr
+        and "'min' 1.4 is above 'max' 0.2" in result.stderr
+    )
     missing = simpop("gate", str(tmp_path / "nope"), "--policy", str(met), cwd=ROOT)
     assert missing.returncode == 2 and "nope: no such run" in missing.stderr
+
+    # a file to write that cannot be: one line before any work, nothing left behind
+    for junit, said in [(tmp_path / "none" / "j.xml", "folder"), (tmp_path, "is a folder")]:
+        result = simpop("gate", str(run_a), "--policy", str(met), "--junit", str(junit), cwd=ROOT)
+        assert result.returncode == 2 and said in result.stderr and str(junit) in result.stderr
+        assert "Traceback" not in result.stderr and result.stdout == ""
+    assert not list(tmp_path.glob(".*.tmp"))
 
 
 def test_weakness_analysis_by_hand():
@@ -317,6 +331,22 @@ def test_the_gate_refuses_a_rule_on_a_figure_whose_judge_is_not_validated(run_a)
     allowed = Policy.model_validate({"rules": rules, "allow_unvalidated": ["escalation.escalated"]})
     assert gate(records, allowed, "p").passed
     assert gate(records, Policy.model_validate({"rules": rules, "allow_unvalidated": True}), "p").passed
+
+
+def test_the_shipped_policies_accept_exactly_their_rules_on_llm_judged_figures():
+    """The built-in judge's LLM verdicts are not validated (support kappa 0.35 with physicians;
+    relevance and sub-questions no human check): a shipped policy's rule on one of their figures
+    is accepted by name, openly, and no rule on a validated figure is."""
+    from simpop.judging.profile import profile_for
+    from simpop.metrics.metric import validated_measures
+
+    verdicts = profile_for("qwen2.5-coder-1.5b-instruct-q4_k_m").llm_validation()
+    unvalidated = {m for m, needed in validated_measures().items() if any(v in verdicts for v in needed)}
+    assert {"faithfulness", "context_relevance", "sub_questions.fully_addressed"} <= unvalidated
+    for name in ("release.yaml", "floor.yaml"):
+        shipped = load_policy(ROOT / "policies" / name)
+        ruled = {rule.metric for rule in shipped.rules}
+        assert set(shipped.allow_unvalidated) == ruled & unvalidated, name
 
 
 def test_the_report_greys_a_figure_that_is_not_validated_and_gives_the_kappa_of_one_that_is(run_a):

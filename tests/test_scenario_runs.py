@@ -104,7 +104,12 @@ def test_scenarios_option_selects_and_none_turns_off(scenario_project):
             "multi-question": 2,
         }
         nothing = simpop("run", str(path), "--variants", "0", "--scenarios", "none", cwd=scenario_project)
+        planned = simpop(
+            "run", str(path), "--variants", "0", "--scenarios", "none", "--dry-run", cwd=scenario_project
+        )
     assert_one_line_error(nothing, "nothing to run")
+    assert_one_line_error(planned, "nothing to run")  # not a plan of 0 cells
+    assert "plan:" not in planned.stdout
 
 
 def test_scenario_errors(scenario_project):

@@ -67,20 +67,44 @@ class SimpopGroup(click.Group):
             raise UserError(str(error)) from None
 
 
-def scenario_choice(value: str) -> list[str] | str:
-    if value.strip() in ("all", "none"):
+def scenario_choice(value: str | None, option: str) -> list[str] | str | None:
+    """``all``, ``none`` (no id) or comma-separated ids; None where ``option`` was not given."""
+    if value is not None and value.strip() in ("all", "none"):
         return "all" if value.strip() == "all" else []
-    return ids(value) or []
+    return ids(value, option)
 
 
-def ids(value: str | None) -> list[str] | None:
-    return [part.strip() for part in value.split(",") if part.strip()] if value else None
+def ids(value: str | None, option: str) -> list[str] | None:
+    """Comma-separated ids; None where ``option`` was not given, an error where it names none."""
+    if value is None:
+        return None
+    found = [part.strip() for part in value.split(",") if part.strip()]
+    if not found:
+        raise UserError(f"{option} {value!r}: no id in it (comma-separated ids)")
+    return found
 
 
 def progress_bars(plan: dict[str, float | None] | None = None) -> Progress:
     """Progress of a long command on stderr: bars in a terminal, plain lines elsewhere
     (``plan``: the LLM seconds of each stage, for the times left)."""
     return progress_display(err_console, plan)
+
+
+class OutputFile(click.ParamType):
+    """A file a command will write, checked before any work: not a folder, in a folder that exists."""
+
+    name = "file"
+
+    def convert(self, value: str | Path, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        path = Path(value)
+        if path.is_dir():
+            self.fail(f"{path} is a folder, not a file", param, ctx)
+        if not path.parent.is_dir():
+            self.fail(f"{path}: folder {path.parent} does not exist", param, ctx)
+        return path
+
+
+OUTPUT_FILE = OutputFile()
 
 
 CALIBRATOR_OPTION = click.option(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
-from simpop.cli.common import cli, config_models, console, progress_bars
+from simpop.cli.common import OUTPUT_FILE, cli, config_models, console, progress_bars
 from simpop.cli.safety_judging import SAFETY_CHOICES, safety_judge_eval, safety_train
 from simpop.cli.tables import FittedTable, fmt
 from simpop.models import QWEN_0_5B, QWEN_1_5B
@@ -110,8 +110,8 @@ FOOTNOTE = (
 )
 @click.option("--no-llm", is_flag=True, help="Safety judges: leave out the LLM judge (slow on CPU).")
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the figures as JSON.")
-@click.option("--diagram", type=click.Path(path_type=Path), help="Also draw the reliability diagram (PNG).")
+@click.option("-o", "--output", type=OUTPUT_FILE, help="Also write the figures as JSON.")
+@click.option("--diagram", type=OUTPUT_FILE, help="Also draw the reliability diagram (PNG).")
 def judge_eval(
     config_file: Path | None,
     models: tuple[str, ...],
@@ -284,7 +284,7 @@ def judge() -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path),
+    type=OUTPUT_FILE,
     help="The fitted file [default: verifier.json, or NAME.json]",
 )
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")

@@ -14,6 +14,7 @@ import click
 
 from simpop.cli.common import (
     ALLOW_PLUGINS_OPTION,
+    OUTPUT_FILE,
     RUNS_OPTION,
     UserError,
     cli,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 @click.argument("run")
 @RUNS_OPTION
 @ALLOW_PLUGINS_OPTION
-@click.option("-o", "--output", type=click.Path(path_type=Path), help="CSV file (default: RUN/labels.csv).")
+@click.option("-o", "--output", type=OUTPUT_FILE, help="CSV file (default: RUN/labels.csv).")
 @click.option("--force", is_flag=True, help="Overwrite an existing CSV.")
 def export_labels(run: str, runs: Path, output: Path | None, force: bool) -> None:
     """Write a CSV of RUN's answers for clinicians to mark correct / partially correct / incorrect."""
@@ -189,9 +190,7 @@ def apply_calibrator_file(records: RunRecords, calibrator: Calibrator, file: Pat
     "--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1, show_default=True
 )
 @label_options(splits="0.4,0.3,0.3")
-@click.option(
-    "-o", "--output", type=click.Path(path_type=Path), help="Calibrator JSON (default: calibrators/…)."
-)
+@click.option("-o", "--output", type=OUTPUT_FILE, help="Calibrator JSON (default: calibrators/…).")
 def calibrate(
     labels: str,
     scores: tuple[str, ...],
@@ -301,9 +300,7 @@ def families_table(result: RiskReport) -> FittedTable:
     help="Feature (default: faithfulness, context_relevance, refusal.accuracy, scope); repeatable.",
 )
 @label_options(splits="0.6,0.2,0.2")
-@click.option(
-    "-o", "--output", type=click.Path(path_type=Path), help="Model file (default: models/risk-LABEL.joblib)."
-)
+@click.option("-o", "--output", type=OUTPUT_FILE, help="Model file (default: models/risk-LABEL.joblib).")
 def risk_train(
     labels: str,
     features: tuple[str, ...],

@@ -13,6 +13,7 @@ from simpop.cli.common import (
     CALIBRATOR_OPTION,
     GATE_FAILED,
     INCOMPLETE,
+    OUTPUT_FILE,
     RUNS_OPTION,
     UserError,
     cli,
@@ -73,7 +74,7 @@ CONVERSATION_HEADLINES = (
 @click.option("--policy", "policy_file", required=True, type=click.Path(path_type=Path), help="Policy YAML.")
 @RUNS_OPTION
 @ALLOW_PLUGINS_OPTION
-@click.option("--junit", type=click.Path(path_type=Path), help="JUnit XML file (default: RUN/junit.xml).")
+@click.option("--junit", type=OUTPUT_FILE, help="JUnit XML file (default: RUN/junit.xml).")
 def gate_command(run: str, policy_file: Path, runs: Path, junit: Path | None) -> None:
     """Check RUN against a release policy: exit 0 when every rule is met, 1 when one is not, 3
     when the run is incomplete."""
@@ -126,9 +127,7 @@ def report(
 @click.argument("run_b")
 @RUNS_OPTION
 @ALLOW_PLUGINS_OPTION
-@click.option(
-    "--html", "html_file", type=click.Path(path_type=Path), help="Also write the comparison as HTML."
-)
+@click.option("--html", "html_file", type=OUTPUT_FILE, help="Also write the comparison as HTML.")
 @click.option("--all", "show_all", is_flag=True, help="Print every metric, not just the safety metrics.")
 def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all: bool) -> None:
     """Each metric's change from RUN_A to RUN_B per persona and scenario, with paired tests."""

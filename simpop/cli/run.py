@@ -117,11 +117,11 @@ def run(
         config_file, resume_id, retry_failed, no_cache, dry_run, policy_file, calibrator_file, out
     )
     chosen = {
-        "persona_ids": ids(persona_ids),
+        "persona_ids": ids(persona_ids, "--personas"),
         "variants": variants,
-        "scenarios": scenario_choice(scenario_ids) if scenario_ids else None,
+        "scenarios": scenario_choice(scenario_ids, "--scenarios"),
         "probes": probes,
-        "conversations": scenario_choice(conversation_ids) if conversation_ids else None,
+        "conversations": scenario_choice(conversation_ids, "--conversations"),
         "topics": topics,
         "limit": limit,
         "seed": seed,
@@ -249,6 +249,11 @@ def prepare(
     if not options.resume_id:
         config = with_embedding_for_languages(config, started.named_embedding)
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
+    if not inputs.cells and not inputs.conversations:  # a dry run's plan too
+        raise UserError(
+            "nothing to run: no variants (--variants 0), no scenarios (--scenarios none), "
+            "no topic questions (--topics 0) and no conversations"
+        )
     check_metrics(options, config)
     if (
         policy is not None and options.policy_file is not None
@@ -302,7 +307,7 @@ def check_metrics(options: RunOptions, config: RunConfig) -> None:
 
 
 def plan_notes(inputs: RunInputs) -> None:
-    """What a new run's plan leaves out, and a plan with nothing in it (an error)."""
+    """What a new run's plan leaves out."""
     if inputs.repeated:
         err_console.print(
             f"note: {inputs.repeated} QAPs repeat the question of an earlier QAP; "
@@ -313,11 +318,6 @@ def plan_notes(inputs: RunInputs) -> None:
         err_console.print(
             f"note: {no_gold} seed QAPs have no gold chunk in the knowledge base; "
             "their retrieval is not scored (summary.json: seeds_without_gold)"
-        )
-    if not inputs.cells and not inputs.conversations:
-        raise UserError(
-            "nothing to run: no variants (--variants 0), no scenarios (--scenarios none), "
-            "no topic questions (--topics 0) and no conversations"
         )
 
 

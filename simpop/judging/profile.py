@@ -13,7 +13,7 @@ from pydantic import Field, PrivateAttr, field_validator
 
 from simpop.config import read_yaml, validate
 from simpop.errors import ConfigError
-from simpop.models import Record
+from simpop.models import Record, Validation
 
 FOLDER = Path(__file__).parent / "profiles"
 VERDICTS = (
@@ -26,6 +26,16 @@ VERDICTS = (
     "addressed",
 )
 NOT_MEASURED = "agreement with humans not measured for this judge"
+LLM_VERDICTS = ("supported", "relevant", "addressed")  # decided by the LLM judge in every run
+MIN_KAPPA = 0.6  # a judged figure whose judge agrees less with people is shown as not validated
+
+
+class PeopleAgreement(Record):
+    """A verdict's agreement with people, on labelled data the judge was not fitted or tuned on."""
+
+    kappa: float = Field(ge=-1, le=1)
+    kappa_interval: tuple[float, float] | None = None
+    data: str = Field(description="the labelled data and how it was held out")
 
 
 class JudgeProfile(Record):
@@ -41,9 +51,12 @@ class JudgeProfile(Record):
         {}, description="verdict → safety classifier file beside the profile (decides it without an LLM call)"
     )
     agreement: str = Field(NOT_MEASURED, description="the measured agreement, as a reader sees it")
+    held_out: dict[str, PeopleAgreement] = Field(
+        {}, description="verdict → the LLM judge's held-out agreement with people (its weakest data set)"
+    )
     _folder: Path = PrivateAttr(FOLDER)  # where its files are
 
-    @field_validator("thresholds", "safety")
+    @field_validator("thresholds", "safety", "held_out")
     @classmethod
     def _known_verdicts(cls, value: dict[str, object]) -> dict[str, object]:
         unknown = next((verdict for verdict in value if verdict not in VERDICTS), None)
@@ -59,6 +72,22 @@ class JudgeProfile(Record):
 
     def safety_paths(self) -> dict[str, Path]:
         return {verdict: self._folder / file for verdict, file in self.safety.items()}
+
+    def llm_validation(self) -> dict[str, Validation]:
+        """Per verdict the LLM judge decides, its held-out agreement with people, or none (not
+        validated: no human check)."""
+        found = {}
+        for verdict in LLM_VERDICTS:
+            held = self.held_out.get(verdict)
+            verifier = verdict == "supported" and self.verifier is not None
+            found[verdict] = Validation(
+                judge=f"{'support verifier on the ' if verifier else ''}LLM judge, profile {self.name}",
+                kappa=held.kappa if held else None,
+                kappa_interval=held.kappa_interval if held else None,
+                data=held.data if held else None,
+                validated=held is not None and held.kappa >= MIN_KAPPA,
+            )
+        return found
 
 
 DEFAULT = JudgeProfile(name="uncalibrated", models=["*"])

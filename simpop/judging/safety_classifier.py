@@ -17,7 +17,7 @@ from simpop.config import validation_problems
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.crossval import LogisticModel, Predictor, best_threshold, fit_logistic
-from simpop.judging.profile import JudgeProfile
+from simpop.judging.profile import MIN_KAPPA, JudgeProfile
 from simpop.judging.safety_cues import FEATURES as CUES
 from simpop.judging.safety_cues import PROTOTYPES, cue_features
 from simpop.models import Record, ScoringConfig, Validation
@@ -34,7 +34,6 @@ SAFETY_JUDGES = {
 SIMILARITY = "message_answer_similarity"
 BLOCKS = ("cues", "prototypes", "embedding")  # the feature blocks a classifier may use, in column order
 EMBEDDING_DIMS = 384  # all-MiniLM-L6-v2's
-MIN_KAPPA = 0.6  # a safety figure whose judge agrees less with people is shown as not validated
 
 
 class HeldOut(Record):

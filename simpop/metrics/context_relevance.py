@@ -19,7 +19,16 @@ class ContextRelevance(YesNoMetric):
     prompt = "judge_context_relevance"
     verdict = "relevant"
     labels = ("relevant", "not_relevant")
-    measures = (Measure(CONTEXT_RELEVANCE, "context relevance (CR)", table="safety", column="CR", rank=30),)
+    measures = (
+        Measure(
+            CONTEXT_RELEVANCE,
+            "context relevance (CR)",
+            table="safety",
+            column="CR",
+            rank=30,
+            verdicts=("relevant",),
+        ),
+    )
 
     def unjudged(self, case: Case) -> Score | None:
         ids = case.probe.cell_ids()

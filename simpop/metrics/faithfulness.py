@@ -153,7 +153,14 @@ class Faithfulness(JudgedMetric):
     shown = frozenset({"turn"})
     calls_llm = True
     measures = (
-        Measure(FAITHFULNESS, "conversational faithfulness (CF)", table="safety", column="CF", rank=10),
+        Measure(
+            FAITHFULNESS,
+            "conversational faithfulness (CF)",
+            table="safety",
+            column="CF",
+            rank=10,
+            verdicts=("supported",),
+        ),
     )
 
     async def judge(self, judge: Judge, case: Case) -> Score:

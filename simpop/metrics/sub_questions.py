@@ -73,8 +73,16 @@ class SubQuestions(JudgedMetric):
     name = SUB_QUESTIONS
     shown = frozenset({"card"})
     measures = (
-        Measure("sub_questions.addressed_share", "questions addressed (share)"),
-        Measure("sub_questions.fully_addressed", "all questions addressed", True, "safety", None, 60),
+        Measure("sub_questions.addressed_share", "questions addressed (share)", verdicts=("addressed",)),
+        Measure(
+            "sub_questions.fully_addressed",
+            "all questions addressed",
+            True,
+            "safety",
+            None,
+            60,
+            verdicts=("addressed",),
+        ),
     )
 
     def applies(self, case: Case) -> bool:

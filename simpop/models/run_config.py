@@ -197,7 +197,9 @@ class RunConfig(Record):
     scenario_dir: Path = Path("scenarios")
     scenarios: list[str] | Literal["all"] = Field("all", description="scenario ids to probe; [] for none")
     probes: int = Field(3, gt=0, le=50, description="probes per scenario and persona")
-    conversation_dir: Path = Path("scenarios/conversations")
+    conversation_dir: Path = Field(
+        Path("scenarios/conversations"), description="default: the scenario_dir's conversations folder"
+    )
     conversations: list[str] | Literal["all"] = Field(
         [], description="conversation case ids each persona plays with the bot; 'all' for every one"
     )

@@ -41,6 +41,8 @@ class Rule(Record):
     def _a_threshold(self) -> Rule:
         if self.min is None and self.max is None:
             raise ValueError("a rule needs 'min' or 'max'")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"'min' {self.min} is above 'max' {self.max}: no value can pass")
         return self
 
 

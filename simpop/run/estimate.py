@@ -183,7 +183,7 @@ def _bot_answers(config: RunConfig, cells: int, languages: tuple[str, ...]) -> S
     if not bot_calls:
         return StageCost(BOT_ANSWERS, 0, 0.0, f"up to {cells} questions to the bot; it calls no simpop LLM")
     bot_llm = getattr(config.target, "llm", None) or config.llm
-    detail = f"up to {cells} questions, {bot_calls} call each"
+    detail = f"up to {cells} questions, {bot_calls} call{'s' if bot_calls > 1 else ''} each"
     return _cost(BOT_ANSWERS, bot_calls * cells, bot_llm, "text", detail, languages)
 
 
@@ -305,7 +305,8 @@ def estimate_lines(found: RunEstimate) -> list[str]:
             lines.append(f"  {stage.stage}: {stage.detail}")
             continue
         cost = f", about {duration(stage.seconds)}" if stage.seconds is not None else ", time unknown"
-        lines.append(f"  {stage.stage}: about {stage.calls:,.0f} LLM calls{cost} ({stage.detail})")
+        calls = f"{stage.calls:,.0f} LLM call" + ("" if f"{stage.calls:,.0f}" == "1" else "s")
+        lines.append(f"  {stage.stage}: about {calls}{cost} ({stage.detail})")
     total = found.seconds
     lines.append(
         f"  in all: about {duration(total)} of LLM time"

@@ -150,6 +150,7 @@ def summary_of(
     earlier = sum(i.seconds for i in invocations.records.values())
     judge_llm, llm = parts.judge_llm, parts.llm
     judge_model = (config.judge or config.llm).model
+    judge_profile = profile_for(judge_model)
     return summarise(
         store,
         inputs,
@@ -166,6 +167,6 @@ def summary_of(
             usage=llm.usage,
             duration_s=round(earlier + this.seconds, 3),
             invocations=len(invocations.records) + 1,
-            verdicts=run_validation(profile_for(judge_model), config.scoring),
+            verdicts=run_validation(judge_profile, config.scoring) | judge_profile.llm_validation(),
         ),
     )
