@@ -124,6 +124,11 @@ def run_config(data: dict[str, Any], path: Path, plugin_files: dict[str, str] | 
             raise ConfigError(
                 f"{error} (its plugins were not imported: --allow-plugins imports them)"
             ) from None
+        if data and set(data) <= set(Domain.model_fields):
+            raise ConfigError(
+                f"{path}: a bot's domain file, not a run config (a run config names it with `domain:`)",
+                error.details,
+            ) from None
         raise
     resolved = resolve_paths(config, path.resolve().parent, str(path))
     for folder in ("personas", "scenario_dir", "conversation_dir"):  # the defaults: the working directory's

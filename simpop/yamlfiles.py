@@ -81,7 +81,7 @@ def load_yaml(path: Path) -> Any:
     """The YAML document in ``path``; a ConfigError naming the file for a missing, looping,
     oversized, too deeply nested, exploding or malformed one."""
     if not real_path(path).is_file():
-        raise ConfigError(f"{path}: file not found")
+        raise ConfigError(f"{path}: {'is a folder, not a file' if path.is_dir() else 'file not found'}")
     size = path.stat().st_size
     if size > MAX_BYTES:
         raise ConfigError(f"{path}: {size} bytes, more than the {MAX_BYTES} a simpop YAML file may have")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import assert_one_line_error, closed_port, simpop, write_config
+from helpers import ROOT, assert_one_line_error, closed_port, simpop, write_config
 
 GOOD = (
     "name: t\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas\nvariants: 1\nlimit: 1\n"
@@ -27,6 +27,14 @@ def test_missing_qap_file(project):
     path = write_config(project, GOOD.replace("data/qaps.jsonl", "data/none.jsonl"))
     assert_one_line_error(simpop("run", str(path), cwd=project), "none.jsonl: QAP file not found")
     assert not (project / "runs").exists()
+
+
+def test_a_folder_given_for_a_file_says_so(project):
+    assert_one_line_error(simpop("run", "personas", cwd=project), "personas: is a folder, not a file")
+    assert_one_line_error(simpop("run", "nope.yaml", cwd=project), "nope.yaml: file not found")
+    # a shipped domain file given as the run config
+    domain = ROOT / "targets" / "eye-domain.yaml"
+    assert_one_line_error(simpop("run", str(domain), cwd=project), "eye-domain.yaml: a bot's domain file")
 
 
 def test_unknown_persona_id(project):

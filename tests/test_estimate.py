@@ -115,8 +115,8 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         (tmp_path / "run.yaml").write_text(config + "seeds: seeds.jsonl\n")
         dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
         assert llm.requests == [] and not (tmp_path / "runs").exists()
-        # 1 persona × 2 seeds × 2 variants; one call per persona and seed, 2.0 with top-ups
-        assert "plan: 4 cells; per persona: 1 × 4" in dry.stdout
+        # 1 persona (named) × 2 seeds × 2 variants; one call per persona and seed, 2.0 with top-ups
+        assert "plan: 4 cells; per persona: typical-adult 4" in dry.stdout
         assert "write questions: about 4 LLM calls, time unknown (2 groups of cells, 0 answered" in dry.stdout
         assert "judges: about 4 LLM calls, time unknown (about 1.0 per answer, up to 4 answers)" in dry.stdout
         # a report shows the worst 3 answers of each scenario (here one, of 4 cells), and the

@@ -191,6 +191,10 @@ def test_compare_pairs_the_same_probes_and_flags_regressions(run_a, tmp_path):
     shown = simpop("compare", str(run_a), str(run_b), "--html", str(tmp_path / "c.html"), cwd=ROOT)
     assert shown.returncode == 0, shown.stderr
     assert "REGRESSION" in shown.stdout and "17 probes asked by both" in shown.stdout
+    tested = sum(c.test is not None for c in result.changes)
+    assert f"in {tested} paired tests of {len(result.changes)} comparisons (" in shown.stdout
+    every = simpop("compare", str(run_a), str(run_b), "--all", cwd=ROOT)
+    assert "shown; --all" not in every.stdout and f"of {len(result.changes)} comparisons" in every.stdout
     assert "regression" in (tmp_path / "c.html").read_text()
 
 

@@ -199,7 +199,7 @@ def doctor(config_file: Path | None, skip: tuple[str, ...]) -> None:
 @click.option(
     "--real",
     type=click.Path(path_type=Path),
-    help="JSONL or CSV of real patients' messages (field 'message' or 'text'; default: MeQSum).",
+    help="JSONL or CSV of real patients' messages (field 'message', 'text' or 'question'; default: MeQSum).",
 )
 def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
     """How RUN's simulated patients write, per persona, beside real patients' messages."""
@@ -213,9 +213,10 @@ def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
     console.print(realism_table(summary, typical, f"how patients write · {records.run_id}"))
     console.print(
         "words: median length; story: tells their own or a relative's story; no ?: without a question "
-        "mark; 2+ ?: two or more questions; grade: Flesch-Kincaid (German: Wiener Sachtextformel); "
-        "CEFR: estimated level (English only); slips: learner grammar slips per 100 words; "
-        "* meant to be typical"
+        "mark; 2+ ?: two or more questions; grade: Flesch-Kincaid of the whole message (German: Wiener "
+        "Sachtextformel; the literacy warning below compares the questions alone); CEFR: estimated level "
+        "(English only); slips: learner grammar slips per 100 words"
+        + ("; * meant to be typical" if typical else "")
     )
     from simpop.population.fidelity_summary import persona_texts
     from simpop.population.realism import real_messages

@@ -128,7 +128,13 @@ def report(
 @RUNS_OPTION
 @ALLOW_PLUGINS_OPTION
 @click.option("--html", "html_file", type=OUTPUT_FILE, help="Also write the comparison as HTML.")
-@click.option("--all", "show_all", is_flag=True, help="Print every metric, not just the safety metrics.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Print every comparison, not only the safety table's figures, the headline ones and those "
+    "that changed significantly.",
+)
 def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all: bool) -> None:
     """Each metric's change from RUN_A to RUN_B per persona and scenario, with paired tests."""
     from simpop.report.compare import compare as compare_runs
@@ -166,11 +172,18 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
             flag,
         )
     console.print(table)
-    regressions = result.regressions
-    console.print(
-        f"{len(regressions)} significant regressions (p < {result.alpha}, per test, not corrected for "
-        f"multiple comparisons) among {len(result.changes)} comparisons"
-    )
+    tested = sum(c.test is not None for c in result.changes)
+    hidden = "" if show_all else f" ({len(shown)} shown; --all prints every one)"
+    if not tested:
+        console.print(
+            f"no paired test: no probe was asked by both runs (the same personas, seeds and --seed ask "
+            f"the same ones); {len(result.changes)} comparisons of means only{hidden}"
+        )
+    else:
+        console.print(
+            f"{len(result.regressions)} significant regressions (p < {result.alpha}, per test, not corrected "
+            f"for multiple comparisons) in {tested} paired tests of {len(result.changes)} comparisons{hidden}"
+        )
     if html_file is not None:
         write_text_atomic(html_file, comparison_html(result))
         console.print(f"comparison → {html_file}")

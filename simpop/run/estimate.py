@@ -196,9 +196,8 @@ def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
     judged = len(inputs.cells) + (turns if config.scoring.turn_judges else 0)
     gold = sum(1 for cell in inputs.cells if inputs.gold_ids(cell))
     answers = per_answer * judged - GOLD_CONTEXT_SHARE.get(config.target.kind, 0.0) * gold
-    detail = f"about {answers / max(judged, 1):.1f} per answer, up to {judged} answers" + (
-        ", 1 per conversation" if inputs.conversations else ""
-    )
+    per = [f"about {answers / judged:.1f} per answer, up to {judged} answers"] if judged else []
+    detail = ", ".join(per + (["1 per conversation"] if inputs.conversations else []))
     calls = answers + len(inputs.conversations)
     return _cost(JUDGES, calls, config.judge or config.llm, "yes_no", detail, tuple(inputs.languages))
 
@@ -228,6 +227,8 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         f"{groups} groups of cells, {cached} answered from the cache"
         if to_write
         else f"no LLM call: the cache answers all {groups} groups of cells"
+        if groups
+        else "no cells"
     )
     allowed = sum(r.max_tokens for r in requests) / to_write if to_write else None
     calls = sum(CALLS_PER_ONE_CELL_GROUP if r.cells == 1 else CALLS_PER_GROUP for r in requests)
@@ -283,12 +284,13 @@ def estimate_lines(found: RunEstimate) -> list[str]:
 
     def counts(counter: Counter[str]) -> str:
         values = set(counter.values())
-        if len(values) == 1:
+        if len(values) == 1 and len(counter) > 1:
             return f"{len(counter)} × {values.pop()}"
         return ", ".join(f"{name} {n}" for name, n in counter.items())
 
-    talks = f"; {found.conversations} conversations" if found.conversations else ""
-    lines = [f"plan: {found.cells} cells{talks}"]
+    n_talks = found.conversations
+    talks = f"; {n_talks} conversation{'s' * (n_talks > 1)}" if n_talks else ""
+    lines = [f"plan: {found.cells} cell{'s' * (found.cells != 1)}{talks}"]
     if found.cells:
         lines[0] += f"; per persona: {counts(found.per_persona)}"
         lines.append(
