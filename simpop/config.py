@@ -31,8 +31,14 @@ def validation_problems(error: ValidationError) -> list[str]:
         field = ".".join(str(part) for part in problem["loc"]) or "(top level)"
         kind = problem["type"]
         what = {"extra_forbidden": "unknown field", "missing": "missing required field"}.get(
-            kind, problem["msg"]
+            kind, problem["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
         )
+        if kind == "too_short":
+            what = (
+                f"needs at least {problem['ctx']['min_length']} item(s), has none"
+                if not problem.get("input")
+                else what
+            )
         problems.append(f"field '{field}': {what}")
     return problems
 
@@ -59,7 +65,8 @@ def read_yaml(path: Path) -> dict[str, Any]:
     ``load_yaml``'s limits of size, nesting and alias expansion."""
     data = load_yaml(path)
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
+        got = "an empty file" if data is None else f"a {type(data).__name__}"
+        raise ConfigError(f"{path}: expected a mapping of fields, got {got}")
     return data
 
 

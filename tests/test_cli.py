@@ -56,6 +56,8 @@ def test_a_misspelled_persona_field_is_named_first_and_verbose_lists_every_probl
     assert verbose.returncode == 2 and "Traceback" not in verbose.stderr
     assert "typo.yaml: field 'health_literacy': missing required field" in verbose.stderr
     assert verbose.stderr.index("'health_literacey'") < verbose.stderr.index("'health_literacy'")
+    assert "2 problems:" in verbose.stderr and "--verbose lists them" not in verbose.stderr
+    assert verbose.stderr.count("'health_literacey'") == 1  # each problem once
 
 
 def test_bad_persona_file(project):

@@ -143,6 +143,8 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         # QAP bot writes none)
         assert pace.kinds["reason en"].calls > 0 and "text en" not in pace.kinds
         asked = len(llm.requests)
+        same = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
+        assert "every question is in the cache: where the bot and the judges are unchanged" in same.stdout
 
         (tmp_path / "run.yaml").write_text(
             (tmp_path / "run.yaml").read_text().replace("limit: 2", "limit: 3")
@@ -151,6 +153,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         assert len(llm.requests) == asked
     assert "write questions: about 2 LLM calls, about" in again.stdout  # one new group, timed
     assert "(3 groups of cells, 2 answered from the cache)" in again.stdout
+    assert "every question is in the cache" not in again.stdout
     assert "time unknown" not in again.stdout and "in all: about" in again.stdout
 
 

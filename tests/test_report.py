@@ -118,6 +118,11 @@ def test_gate_command_exit_codes_and_errors(run_a, tmp_path):
         and "bad.yaml" in result.stderr
         and "'min' 1.4 is above 'max' 0.2" in result.stderr
     )
+    assert "Value error" not in result.stderr  # pydantic's wording stays out
+    for text, said in [("", "got an empty file"), ("rules: []\n", "field 'rules': needs at least 1 item(s)")]:
+        bad.write_text(text)
+        result = simpop("gate", str(run_a), "--policy", str(bad), cwd=ROOT)
+        assert result.returncode == 2 and said in result.stderr, result.stderr
     missing = simpop("gate", str(tmp_path / "nope"), "--policy", str(met), cwd=ROOT)
     assert missing.returncode == 2 and "nope: no such run" in missing.stderr
 

@@ -63,7 +63,7 @@ class SimpopGroup(click.Group):
             raise Interrupted() from None
         except SimpopError as error:
             if ctx.params.get("verbose") and len(error.details) > 1:
-                raise UserError("\n".join([str(error), *error.details])) from None
+                raise UserError("\n".join([f"{len(error.details)} problems:", *error.details])) from None
             raise UserError(str(error)) from None
 
 

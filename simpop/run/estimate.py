@@ -315,5 +315,11 @@ def estimate_lines(found: RunEstimate) -> list[str]:
         if total is not None
         else "  in all: time unknown until a run records the pace (it does at its end)"
     )
+    writing = [s for s in found.stages if s.stage in WRITING]
+    if found.cells and not any(s.calls for s in writing) and any(s.calls for s in found.stages):
+        lines.append(
+            "  every question is in the cache: where the bot and the judges are unchanged since, "
+            "their calls are cached too and the run takes seconds"
+        )
     lines += [f"  {where}" for where in found.paces]
     return lines
