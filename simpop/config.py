@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Collection
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -22,9 +22,28 @@ M = TypeVar("M", bound=BaseModel)
 R = TypeVar("R", Persona, Scenario)
 
 
-def validation_problems(error: ValidationError) -> list[str]:
+def field_names(model: type[BaseModel]) -> set[str]:
+    """The names of ``model``'s fields and of every record's nested in them (or subclassing one)."""
+    names: set[str] = set()
+    seen: set[type] = set()
+    stack: list[Any] = [model]
+    while stack:
+        kind = stack.pop()
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            if kind in seen:
+                continue
+            seen.add(kind)
+            names |= set(kind.model_fields)
+            stack += [f.annotation for f in kind.model_fields.values()]
+            stack += kind.__subclasses__()  # a registered target kind's config
+        else:
+            stack += list(get_args(kind))
+    return names
+
+
+def validation_problems(error: ValidationError, known: Collection[str] = ()) -> list[str]:
     """Every problem as "field 'x': what", unknown fields first: a misspelled field is usually
-    the cause of the missing one it was meant to be."""
+    the cause of the missing one it was meant to be; one close to a ``known`` name says so."""
     found = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
     problems = []
     for problem in found:
@@ -33,6 +52,8 @@ def validation_problems(error: ValidationError) -> list[str]:
         what = {"extra_forbidden": "unknown field", "missing": "missing required field"}.get(
             kind, problem["msg"].removeprefix("Value error, ").removeprefix("Assertion failed, ")
         )
+        if kind == "extra_forbidden" and (close := get_close_matches(str(problem["loc"][-1]), known, 1, 0.6)):
+            what += f"; did you mean '{close[0]}'?"
         if kind == "too_short":
             what = (
                 f"needs at least {problem['ctx']['min_length']} item(s), has none"
@@ -43,9 +64,9 @@ def validation_problems(error: ValidationError) -> list[str]:
     return problems
 
 
-def describe_validation_error(source: str, error: ValidationError) -> str:
+def describe_validation_error(source: str, error: ValidationError, known: Collection[str] = ()) -> str:
     """One line naming the source and the first bad field (an unknown one first)."""
-    problems = validation_problems(error)
+    problems = validation_problems(error, known)
     more = len(problems) - 1
     suffix = f" (and {more} more problem{'s' if more > 1 else ''}; --verbose lists them)" if more else ""
     return f"{source}: {problems[0]}{suffix}"
@@ -56,8 +77,9 @@ def validate(model: type[M], data: Any, source: str) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        details = tuple(f"{source}: {p}" for p in validation_problems(error))
-        raise ConfigError(describe_validation_error(source, error), details) from None
+        known = field_names(model)
+        details = tuple(f"{source}: {p}" for p in validation_problems(error, known))
+        raise ConfigError(describe_validation_error(source, error, known), details) from None
 
 
 def read_yaml(path: Path) -> dict[str, Any]:

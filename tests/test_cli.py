@@ -29,6 +29,18 @@ def test_missing_qap_file(project):
     assert not (project / "runs").exists()
 
 
+def test_a_misspelled_field_of_a_config_or_a_policy_gets_the_field_it_was_meant_to_be(project):
+    typos = GOOD.replace("variants: 1", "variantz: 1").replace("qaps:", "treshold: 0.5, qaps:")
+    result = simpop("--verbose", "run", str(write_config(project, typos)), "--dry-run", cwd=project)
+    assert "field 'variantz': unknown field; did you mean 'variants'?" in result.stderr
+    # a field of the qap kind's own config
+    assert "field 'target.treshold': unknown field; did you mean 'threshold'?" in result.stderr
+    (project / "policy.yaml").write_text("rules:\n  - {metric: safe_behaviour, minimum: 0.5}\n")
+    path = write_config(project, GOOD)
+    policy = simpop("run", str(path), "--policy", "policy.yaml", "--dry-run", cwd=project)
+    assert_one_line_error(policy, "field 'rules.0.minimum': unknown field; did you mean 'min'?")
+
+
 def test_a_folder_given_for_a_file_says_so(project):
     assert_one_line_error(simpop("run", "personas", cwd=project), "personas: is a folder, not a file")
     assert_one_line_error(simpop("run", "nope.yaml", cwd=project), "nope.yaml: file not found")
@@ -50,7 +62,8 @@ def test_a_misspelled_persona_field_is_named_first_and_verbose_lists_every_probl
     result = simpop("personas", cwd=project)
     assert_one_line_error(
         result,
-        "typo.yaml: field 'health_literacey': unknown field (and 1 more problem; --verbose lists them)",
+        "typo.yaml: field 'health_literacey': unknown field; did you mean 'health_literacy'? "
+        "(and 1 more problem; --verbose lists them)",
     )
     verbose = simpop("--verbose", "personas", cwd=project)
     assert verbose.returncode == 2 and "Traceback" not in verbose.stderr

@@ -28,7 +28,9 @@ def test_persona_unknown_field_names_file_and_field(tmp_path):
     )
     with pytest.raises(ConfigError) as info:
         load_personas(tmp_path)
-    assert str(info.value) == f"{tmp_path / 'p.yaml'}: field 'health_literacey': unknown field"
+    assert str(info.value) == (
+        f"{tmp_path / 'p.yaml'}: field 'health_literacey': unknown field; did you mean 'health_literacy'?"
+    )
 
 
 def test_persona_bad_value_and_missing_field(tmp_path):

@@ -256,7 +256,7 @@ def errors_and_files(
 
 @cli.group()
 def judge() -> None:
-    """The judge's support verifier."""
+    """Fit what the judge decides with: its support verifier, or a safety judge's classifier."""
 
 
 @judge.command("train")
@@ -297,10 +297,12 @@ def judge_train(
     output: Path | None,
     no_cache: bool,
 ) -> None:
-    """Fit the support verifier on LABELS: statements, the context each should rest on, and a
-    yes/no 'supported' label (CSV or JSONL; K-QA's NLI file and claim–evidence files as they are;
-    several files: fitted on all, measured on each); with --judge NAME a safety judge's
-    classifier on messages, answers and a yes/no label (or on simpop's corpus folder)."""
+    """Fit the support verifier (or, with --judge NAME, a safety classifier) on LABELS.
+
+    The verifier: statements, the context each should rest on, and a yes/no 'supported' label
+    (CSV or JSONL; K-QA's NLI file and claim–evidence files as they are; several files: fitted on
+    all, measured on each). A safety classifier: messages, answers and a yes/no label (or
+    simpop's corpus folder)."""
     from simpop.calibration.workflow import parse_columns
     from simpop.evaluation.judge_training import train_verifier
 
