@@ -9,9 +9,14 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import pytest
 from helpers import HANG, assert_one_line_error, simpop, write_config
 
+from simpop.errors import ConfigError
+from simpop.run.components import load_run_config
+from simpop.run.resume_config import resumed_config
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.http_bot import BotReply, HTTPBotServer
 from simpop.testing.patients import reworded
@@ -81,3 +86,24 @@ def test_a_resume_with_a_change_that_alters_results_is_a_one_line_error(project)
         write_config(project, CONFIG.format(bot=bot.url, llm=llm.base_url, model="another-model"))
         result = simpop("run", str(path), "--resume", run_id, cwd=project)
     assert_one_line_error(result, "run.yaml", "field 'llm.model'", "'another-model'", "changes results")
+
+
+def test_a_run_from_before_the_cases_moved_beside_the_scenarios_still_resumes(tmp_path):
+    """The conversation cases' default folder is the config's scenario_dir's now (the working
+    directory's before): a recorded run without conversations resumes; with conversations, only
+    from the same folder."""
+    (tmp_path / "hazards" / "conversations").mkdir(parents=True)
+    path = tmp_path / "run.yaml"
+    path.write_text("name: t\ntarget: {kind: qap, qaps: q.jsonl}\nscenario_dir: hazards\n")
+    loaded = load_run_config(path)
+    assert loaded.conversation_dir == tmp_path / "hazards" / "conversations"
+    recorded = loaded.model_copy(update={"conversation_dir": Path("scenarios/conversations")})
+    merged, notes = resumed_config(recorded, loaded, path, {})
+    assert merged.conversation_dir == Path("scenarios/conversations") and notes == []
+    talking = recorded.model_copy(update={"conversations": "all"})
+    with pytest.raises(ConfigError, match="field 'conversation_dir'"):
+        resumed_config(talking, loaded, path, {})
+    same = talking.model_copy(
+        update={"conversation_dir": tmp_path / "hazards" / ".." / "hazards" / "conversations"}
+    )
+    assert resumed_config(same, loaded, path, {})[0].conversation_dir == same.conversation_dir

@@ -33,6 +33,10 @@ def _differences(old: Any, new: Any, path: str = "") -> list[str]:
     return [] if old == new else [path]
 
 
+def _same_folder(a: str, b: str) -> bool:
+    return Path(a).is_dir() and Path(b).is_dir() and Path(a).samefile(b)
+
+
 def _is_endpoint(path: str) -> bool:
     section, _, rest = path.partition(".")
     return rest.split(".")[0] in ENDPOINT_FIELDS.get(section, set())
@@ -64,6 +68,10 @@ def resumed_config(
     new = current.model_dump(mode="json")
     if not old.get("plugin_files"):  # a run from before plugins were recorded
         new["plugin_files"] = old.get("plugin_files")
+    # the cases' folder (beside the config's scenario_dir since 2026-11-29, the working directory's
+    # before) matters only to a run with conversations, and then only if it is another folder
+    if not recorded.conversations or _same_folder(old["conversation_dir"], new["conversation_dir"]):
+        new["conversation_dir"] = old["conversation_dir"]
     changed = [p for p in _differences(old, new) if p.split(".")[0] not in FREE_FIELDS]
     for path in changed:
         if not _is_endpoint(path):
