@@ -164,6 +164,8 @@ def test_a_run_whose_every_cell_failed_exits_3_and_does_not_blame_the_personas(p
     policy.write_text("rules:\n  - {metric: qap_match, min: 0.0}\n")
     gated = simpop("gate", str(run_dir), "--policy", str(policy), cwd=project)
     assert gated.returncode == 3 and "the run is incomplete" in gated.stdout
+    assert "FAIL" in gated.stdout and "PASS" not in gated.stdout  # its one rule is met, but
+    assert "incomplete: lost 2 of 2" in " ".join(gated.stdout.split())
     assert 'name="run completeness"' in (run_dir / "junit.xml").read_text()
 
 

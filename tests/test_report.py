@@ -341,6 +341,12 @@ def test_the_gate_refuses_a_rule_on_a_figure_whose_judge_is_not_validated(run_a)
     assert gate(records, allowed, "p").passed
     assert gate(records, Policy.model_validate({"rules": rules, "allow_unvalidated": True}), "p").passed
 
+    # a run from before its judged figures' validation was recorded: not taken on trust
+    with_validation(run_a, **{"safe_behaviour": (True, 0.86)})
+    old = gate(load_run(run_a), policy({"metric": "faithfulness", "min": 0.0}), "p")
+    [refused] = [c for c in old.violations if c.group == "judge of faithfulness"]
+    assert "not validated: m (no held-out agreement recorded in this run)" in refused.why
+
 
 def test_the_shipped_policies_accept_exactly_their_rules_on_llm_judged_figures():
     """The built-in judge's LLM verdicts are not validated (support kappa 0.35 with physicians;

@@ -143,6 +143,9 @@ def test_a_stop_signal_leaves_whole_records_a_resume_command_and_its_status(proj
     assert summary["invocations"] == 2
     assert summary["duration_s"] == pytest.approx(both[0]["seconds"] + both[1]["seconds"], abs=0.002)
     assert summary["duration_s"] > both[1]["seconds"]
+    # and its LLM use is both invocations' too: the stopped one's calls count
+    assert both[0]["llm"]["requests"] > 0 and len(server.requests) >= both[0]["llm"]["requests"]
+    assert summary["llm"]["requests"] == both[0]["llm"]["requests"] + both[1]["llm"]["requests"]
 
 
 def test_the_signal_handlers_before_a_run_are_back_after_it():

@@ -80,6 +80,8 @@ def test_a_scenario_with_no_usable_probe_is_untested_everywhere(tmp_path: Path):
     assert 'name="typical-adult × copied"' in junit and "not tested" in junit
     allowed = simpop("gate", str(run), "--policy", "allowing.yaml", cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stdout
+    assert "allowed: not tested" in " ".join(allowed.stdout.split())  # not "met"
+    assert '<skipped message="rule 0: not tested' in (run / "junit.xml").read_text()
 
     assert simpop("report", str(run), cwd=tmp_path).returncode == 0
     html = (run / "report.html").read_text()

@@ -80,7 +80,9 @@ def metrics_table(
         return None
     cells = {(g.group, g.metric): g for g in means}
     groups = list(dict.fromkeys(g.group for g in means))
-    validation = summary.judge.validation if summary.judge else {}
+    from simpop.metrics.metric import validations
+
+    validation = validations(summary.judge)
     unvalidated = {m for m in shown if m in validation and not validation[m].validated}
     table = FittedTable(title=title)
     table.add_column("persona")
@@ -375,7 +377,11 @@ def gate_table(result: GateResult) -> Table:
             fmt(check.mean),
             f"{fmt(check.ci_low)} – {fmt(check.ci_high)}",
             threshold,
-            "[green]met[/]" if check.passed else f"[red]{check.why}[/]",
+            f"[yellow]allowed[/]: {check.why}"
+            if check.allowed
+            else "[green]met[/]"
+            if check.passed
+            else f"[red]{check.why}[/]",
         )
     return table
 

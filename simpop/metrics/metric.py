@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from simpop.models import Probe, Response, Score, ScoringConfig
+from simpop.models import JudgeSummary, Probe, Response, Score, ScoringConfig, Validation
 from simpop.models.registry import check_replacement
 
 if TYPE_CHECKING:
@@ -176,6 +176,16 @@ def columns(table: Table) -> dict[str, str]:
 def validated_measures() -> dict[str, tuple[str, ...]]:
     """The numbers decided by judge verdicts that have a held-out validation, with the verdicts."""
     return {x.name: x.verdicts for x in measures().values() if x.verdicts}
+
+
+def validations(judge: JudgeSummary | None) -> dict[str, Validation]:
+    """A run's judged figures and their validation; one the run recorded none for (a run from
+    before it did) is not validated: a report or gate reading an old run must not take it on
+    trust."""
+    if judge is None:
+        return {}
+    missing = Validation(judge=f"{judge.model} (no held-out agreement recorded in this run)", validated=False)
+    return {name: missing for name in validated_measures()} | judge.validation
 
 
 def judged_names() -> list[str]:

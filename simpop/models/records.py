@@ -10,6 +10,7 @@ from pydantic import Field
 
 from simpop.models.inputs import Behaviour, HCATType, Urgency
 from simpop.models.record_base import Record
+from simpop.models.summary import LLMUsage
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,9 @@ class Invocation(Record):
     started: str = Field(description="when it started (ISO 8601, UTC)")
     seconds: float = Field(ge=0)
     finished: bool = Field(description="it wrote the summary (false: stopped or failed)")
+    llm: LLMUsage | None = Field(
+        None, description="what the run's LLM did in it (none recorded before 2026-11-29)"
+    )
 
 
 class CellRecord(Record):

@@ -27,6 +27,12 @@ class LLMUsage(Record):
         0, description="prompt tokens the server had cached from a shared prefix"
     )
 
+    def plus(self, other: LLMUsage) -> LLMUsage:
+        """Both together (a run's invocations)."""
+        return LLMUsage(
+            **{name: getattr(self, name) + getattr(other, name) for name in LLMUsage.model_fields}
+        )
+
 
 class GroupAccuracy(Record):
     """QAP-match accuracy of one group of probes (Reichenpfader eq. 1) with a Wilson interval."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree
 
-from simpop.report.gate import GateResult
+from simpop.report.gate import RUN_COMPLETE, GateResult
 from simpop.spreadsheet import csv_text
 from simpop.store import RunRecords
 
@@ -63,7 +63,7 @@ def probes_csv(records: RunRecords) -> str:
 def junit_xml(records: RunRecords, result: GateResult) -> str:
     """A test suite per run: one test case per persona × scenario that has probes, failed by
     every violation its probes took part in; a violation with no probes (nothing measured), and
-    an incomplete run, fail a test case of their own."""
+    an incomplete run, fail a test case of their own; a check the policy allows is skipped."""
     pairs = list(dict.fromkeys(f"{p.persona_id} × {p.scenario_id}" for p in records.probes.values()))
     failures: dict[str, list[str]] = {}
     for check in result.violations:
@@ -71,25 +71,34 @@ def junit_xml(records: RunRecords, result: GateResult) -> str:
             f"rule {check.rule}: {check.metric} in {check.group}: {check.why} "
             f"(mean {_fmt(check.mean)}, 95% CI {_fmt(check.ci_low)}-{_fmt(check.ci_high)}, n={check.n})"
         )
-        for case in check.pairs or [f"policy: {check.group}"]:
+        # an incomplete run fails a test case of its own, whatever its other checks say
+        own = "run completeness" if check.metric == RUN_COMPLETE else f"policy: {check.group}"
+        for case in check.pairs or [own]:
             failures.setdefault(case, []).append(line)
-    lost = [s for s in records.summary.stages if s.failed] if records.summary.incomplete else []
-    if lost:  # an incomplete run fails a test case of its own, whatever its checks say
-        failures["run completeness"] = [f"{s.stage} stage lost {s.failed} of {s.planned} cells" for s in lost]
     cases = [(pair, failures.get(pair, [])) for pair in pairs]
     cases += [(name, lines) for name, lines in failures.items() if name not in pairs]
+    allowed = [c for c in result.checks if c.allowed]  # skipped: passed only by the policy's leave
     suite = ElementTree.Element(
         "testsuite",
         name=f"simpop {records.summary.target} · {result.policy}",
-        tests=str(len(cases)),
+        tests=str(len(cases) + len(allowed)),
         failures=str(sum(1 for _, lines in cases if lines)),
         errors="0",
+        skipped=str(len(allowed)),
     )
     for name, lines in cases:
         case = ElementTree.SubElement(suite, "testcase", classname=records.run_id, name=name)
         if lines:
             failure = ElementTree.SubElement(case, "failure", message=lines[0][:200], type="policy")
             failure.text = "\n".join(lines)
+    for check in allowed:
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=records.run_id,
+            name=f"policy allows: {check.metric} in {check.group}",
+        )
+        ElementTree.SubElement(case, "skipped", message=f"rule {check.rule}: {check.why}"[:200])
     ElementTree.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
 

@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 from simpop.aggregate import mean
 from simpop.config import read_yaml, validate
 from simpop.errors import ConfigError
-from simpop.metrics.metric import measures
+from simpop.metrics.metric import measures, validations
 from simpop.models import GroupMean, Record
 from simpop.store import RunRecords
 
@@ -86,6 +86,9 @@ class Check(Record):
     min: float | None = None
     max: float | None = None
     passed: bool
+    allowed: bool = Field(
+        False, description="passed only because the policy accepts it (allow_untested/_unvalidated)"
+    )
     why: str = Field(description="what was found, in words")
     pairs: list[str] = Field([], description="the persona × scenario pairs whose probes were checked")
 
@@ -243,6 +246,7 @@ def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 basis=policy.basis,
                 compared=None,
                 passed=passed,
+                allowed=passed,
                 pairs=sorted(
                     {
                         f"{p.persona_id} × {p.scenario_id}"
@@ -268,11 +272,11 @@ def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
     """A violated check per rule on a figure whose judge has no held-out agreement of kappa 0.6
     or more, unless the policy allows it (``allow_unvalidated``): a gate must not rest on a
     verdict that describes the judge rather than the bot."""
-    judge = records.summary.judge
+    validation = validations(records.summary.judge)
     allowed = policy.allow_unvalidated
     checks = []
     for number, rule in enumerate(policy.rules, start=1):
-        found = judge.validation.get(rule.metric) if judge is not None else None
+        found = validation.get(rule.metric)
         if found is None or found.validated:
             continue
         passed = allowed is True or (isinstance(allowed, list) and rule.metric in allowed)
@@ -291,6 +295,7 @@ def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 basis=rule.basis or policy.basis,
                 compared=found.kappa,
                 passed=passed,
+                allowed=passed,
                 why=f"not validated: {found.judge}, {measured}"
                 + (
                     "; allowed by the policy (allow_unvalidated)"
@@ -302,11 +307,42 @@ def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
     return checks
 
 
+RUN_COMPLETE = "run complete"
+
+
+def incomplete_checks(records: RunRecords) -> list[Check]:
+    """A violated check for an incomplete run (one per stage that lost cells): its figures rest
+    on what was left, so no policy can pass it."""
+    summary = records.summary
+    if not summary.incomplete:
+        return []
+    lost = [
+        (f"{s.stage} stage", f"lost {s.failed} of {s.planned}", s.planned) for s in summary.stages if s.failed
+    ]
+    return [
+        Check(
+            rule=0,
+            metric=RUN_COMPLETE,
+            group=group,
+            n=n,
+            mean=None,
+            ci_low=None,
+            ci_high=None,
+            basis="point",
+            compared=None,
+            passed=False,
+            why=f"incomplete: {what}",
+        )
+        for group, what, n in lost or [("run", "summary.json says so", 0)]
+    ]
+
+
 def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
-    """Every rule of ``policy`` checked on the run, after the checks that the run tested every
-    scenario and persona it planned and that each rule's judge is validated."""
+    """Every rule of ``policy`` checked on the run, after the checks that the run is complete,
+    tested every scenario and persona it planned and that each rule's judge is validated."""
     checks = (
-        untested_checks(records, policy)
+        incomplete_checks(records)
+        + untested_checks(records, policy)
         + unvalidated_checks(records, policy)
         + [
             check

@@ -13,6 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from simpop import __version__
 from simpop.aggregate import EXAMPLES_PER_SCENARIO, worst_cells
 from simpop.metrics import ceiling, columns, higher_is_better, label, shown_in
+from simpop.metrics.metric import validations
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score, Validation
 from simpop.population.fidelity_summary import shape_rows
@@ -214,7 +215,7 @@ def report_html(
     if not safe_rows or records.summary.target_kind == "qap":
         safe_rows = qap_accuracy_rows(records) or safe_rows  # the QAP matcher's own figure
     config = records.config
-    validation = records.summary.judge.validation if records.summary.judge else {}
+    validation = validations(records.summary.judge)
     env = environment()
     env.globals["trust"] = lambda metric: trust_note(validation, metric)
     env.globals["colour"] = lambda metric, value: (

@@ -6,14 +6,15 @@ from __future__ import annotations
 import time
 from contextlib import nullcontext
 from datetime import datetime, timezone
+from functools import reduce
 
 from rich.progress import Progress
 
 from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import run_validation
-from simpop.llm.client import yes_no_mode
+from simpop.llm.client import LLMClient, yes_no_mode
 from simpop.metrics import selected
-from simpop.models import Invocation, RunConfig, RunSummary
+from simpop.models import Invocation, LLMUsage, RunConfig, RunSummary
 from simpop.run.assembly import RunParts, run_parts
 from simpop.run.cell_stream import CellStream, judge_slots
 from simpop.run.converse import Conversations
@@ -38,14 +39,18 @@ async def execute(
     probe is written before the first is asked. The records are the same either way."""
     started, begun = time.perf_counter(), datetime.now(timezone.utc).isoformat()
     invocations = store.invocations()
+    clients: list[LLMClient] = []  # the run's LLM, once started
 
     def invocation(finished: bool) -> Invocation:
-        """This invocation, as long as it has taken so far."""
-        return Invocation(started=begun, seconds=round(time.perf_counter() - started, 3), finished=finished)
+        """This invocation, as long as it has taken so far, and what its LLM did."""
+        seconds = round(time.perf_counter() - started, 3)
+        usage = clients[0].usage.model_copy() if clients else None
+        return Invocation(started=begun, seconds=seconds, finished=finished, llm=usage)
 
     try:
         with progress if progress is not None else nullcontext():
             async with run_parts(store, config, use_cache, inputs.languages) as parts:
+                clients.append(parts.llm)
                 await run_stages(store, config, inputs, parts, progress)
     except BaseException:  # stopped (Ctrl-C) or failed: its time still counts in the whole run's
         invocations.append(invocation(finished=False))
@@ -164,7 +169,7 @@ def summary_of(
             allocation=config.topics.allocation,
             limits=config.failures,
             seed=config.seed,
-            usage=llm.usage,
+            usage=reduce(LLMUsage.plus, [i.llm for i in invocations.records.values() if i.llm], llm.usage),
             duration_s=round(earlier + this.seconds, 3),
             invocations=len(invocations.records) + 1,
             verdicts=run_validation(judge_profile, config.scoring) | judge_profile.llm_validation(),
