@@ -54,12 +54,8 @@ def validation_problems(error: ValidationError, known: Collection[str] = ()) -> 
         )
         if kind == "extra_forbidden" and (close := get_close_matches(str(problem["loc"][-1]), known, 1, 0.6)):
             what += f"; did you mean '{close[0]}'?"
-        if kind == "too_short":
-            what = (
-                f"needs at least {problem['ctx']['min_length']} item(s), has none"
-                if not problem.get("input")
-                else what
-            )
+        if kind == "too_short" and not problem.get("input"):
+            what = f"needs at least {problem['ctx']['min_length']} item(s), has none"
         problems.append(f"field '{field}': {what}")
     return problems
 
