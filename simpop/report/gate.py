@@ -316,9 +316,8 @@ def incomplete_checks(records: RunRecords) -> list[Check]:
     summary = records.summary
     if not summary.incomplete:
         return []
-    lost = [
-        (f"{s.stage} stage", f"lost {s.failed} of {s.planned}", s.planned) for s in summary.stages if s.failed
-    ]
+    stages = [s for s in summary.stages if s.failed]
+    lost = [(f"{s.stage} stage", f"lost {s.failed} of {s.planned} cells", s.planned) for s in stages]
     return [
         Check(
             rule=0,
