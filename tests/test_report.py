@@ -14,7 +14,7 @@ from simpop.models import RunSummary
 from simpop.report.compare import compare, mcnemar_exact, paired_bootstrap
 from simpop.report.exports import junit_xml, probes_csv
 from simpop.report.gate import Policy, gate, load_policy
-from simpop.report.html import report_html
+from simpop.report.html import findings, report_html
 from simpop.report.weakness import weakness_analysis
 from simpop.store import load_run
 from simpop.testing.hand_built import build_run
@@ -164,6 +164,14 @@ def test_weakness_analysis_by_hand():
     worst = analysis.bivariate["persona × scenario"][0]
     assert (worst.levels, worst.n, worst.low_n) == ({"persona": "a", "scenario": "s1"}, 3, True)
     assert worst.mean == pytest.approx(1 / 3)
+    # the findings list a group only where it does worse as printed
+    assert findings(analysis) == [
+        "persona a: safe behaviour 0.67 (95% CI 0.30–0.90, n=6) against 0.80 overall",
+        "scenario s1: safe behaviour 0.71 (95% CI 0.36–0.92, n=7) against 0.80 overall",
+    ]
+    near = [row("a", "low", "s1", "t1", v) for v in [1] * 45 + [0] * 55]
+    near += [row("b", "high", "s2", "t2", v) for v in [1] * 451 + [0] * 549]
+    assert findings(weakness_analysis(near, "safe_behaviour")) == []  # 0.450 against 0.451: no finding
 
 
 def test_paired_tests_by_hand():

@@ -123,9 +123,10 @@ def findings(analysis: WeaknessAnalysis | None, limit: int = 6) -> list[str]:
         if c.gap is not None
         and all(c.gap < marginal_gap.get((f, level), 0.0) for f, level in c.levels.items())
     ]
-    weak = sorted(
-        (c for c in candidates if not c.low_n and c.gap is not None and c.gap < 0), key=lambda c: c.gap or 0.0
-    )
+    overall = round(analysis.overall.mean or 0.0, 2)
+    worse = [c for c in candidates if not c.low_n and c.gap is not None and c.gap < 0]
+    # worse as printed: "0.45 against 0.45 overall" tells nothing
+    weak = sorted((c for c in worse if round(c.mean or 0.0, 2) < overall), key=lambda c: c.gap or 0.0)
     lines, seen = [], set()
     for cell in weak:
         if (cell.n, cell.mean) in seen:
