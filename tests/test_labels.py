@@ -86,6 +86,10 @@ def test_export_writes_one_row_per_asked_probe(run_dir):
     # an existing file is not overwritten
     again = simpop("export-labels", str(run_dir), cwd=run_dir.parent)
     assert_one_line_error(again, "labels.csv: exists")
+    forced = simpop("export-labels", str(run_dir), "--force", cwd=run_dir.parent)
+    none = sum(not r["answer"] for r in responses.values() if r["cell_id"] in asked)
+    said = f"6 answers ({none} of them no answer: is that right?)" if none else "6 answers → "
+    assert said in " ".join(forced.stdout.split())
 
 
 def test_import_shows_table_2_per_persona_and_merges_later_labels(run_dir):

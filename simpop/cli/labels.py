@@ -52,9 +52,10 @@ def export_labels(run: str, runs: Path, output: Path | None, force: bool) -> Non
     if not rows:
         raise UserError(f"run {store.run_id}: no answered probes to label")
     write_label_csv(output, rows)
+    none = sum(not row["answer"] for row in rows)
     console.print(
-        f"{len(rows)} answers → {output}: mark x under correct, partially_correct or incorrect, "
-        f"then: simpop import-labels {run} {output}"
+        f"{len(rows)} answers{f' ({none} of them no answer: is that right?)' if none else ''} → {output}: "
+        f"mark x under correct, partially_correct or incorrect, then: simpop import-labels {run} {output}"
     )
 
 
