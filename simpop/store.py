@@ -58,11 +58,9 @@ def with_reasons(score: Score, explained: Score | None) -> Score:
     if explained is None:
         return score
     same = ("value", "values", "label", "excluded", "probabilities")
-    if any(getattr(score, f) != getattr(explained, f) for f in same) or [
-        (d.text, d.verdict) for d in score.details
-    ] != [(d.text, d.verdict) for d in explained.details]:
-        return score
-    return explained
+    verdicts = [[(d.text, d.verdict) for d in s.details] for s in (score, explained)]
+    agree = all(getattr(score, f) == getattr(explained, f) for f in same) and verdicts[0] == verdicts[1]
+    return explained if agree else score
 
 
 def write_text_atomic(path: Path, text: str) -> Path:

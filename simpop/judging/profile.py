@@ -7,7 +7,7 @@ from __future__ import annotations
 from fnmatch import fnmatch
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from pydantic import Field, PrivateAttr, field_validator
 
@@ -36,6 +36,26 @@ class PeopleAgreement(Record):
     kappa: float = Field(ge=-1, le=1)
     kappa_interval: tuple[float, float] | None = None
     data: str = Field(description="the labelled data and how it was held out")
+
+
+class HeldOutAgreement(Protocol):
+    kappa: float
+    kappa_interval: tuple[float, float] | None
+    data: str
+
+
+def validation(judge: str, held: HeldOutAgreement | None) -> Validation:
+    """How far a figure ``judge`` decides can be trusted: validated by a held-out kappa of at
+    least ``MIN_KAPPA`` with people; none measured (``held`` None) is not validated."""
+    if held is None:
+        return Validation(judge=judge, validated=False)
+    return Validation(
+        judge=judge,
+        kappa=held.kappa,
+        kappa_interval=held.kappa_interval,
+        data=held.data,
+        validated=held.kappa >= MIN_KAPPA,
+    )
 
 
 class JudgeProfile(Record):
@@ -78,15 +98,9 @@ class JudgeProfile(Record):
         validated: no human check)."""
         found = {}
         for verdict in LLM_VERDICTS:
-            held = self.held_out.get(verdict)
             verifier = verdict == "supported" and self.verifier is not None
-            found[verdict] = Validation(
-                judge=f"{'support verifier on the ' if verifier else ''}LLM judge, profile {self.name}",
-                kappa=held.kappa if held else None,
-                kappa_interval=held.kappa_interval if held else None,
-                data=held.data if held else None,
-                validated=held is not None and held.kappa >= MIN_KAPPA,
-            )
+            judge = f"{'support verifier on the ' if verifier else ''}LLM judge, profile {self.name}"
+            found[verdict] = validation(judge, self.held_out.get(verdict))
         return found
 
 

@@ -17,7 +17,7 @@ from simpop.config import validation_problems
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.crossval import LogisticModel, Predictor, best_threshold, fit_logistic
-from simpop.judging.profile import MIN_KAPPA, JudgeProfile
+from simpop.judging.profile import JudgeProfile, validation
 from simpop.judging.safety_cues import FEATURES as CUES
 from simpop.judging.safety_cues import PROTOTYPES, cue_features
 from simpop.models import Record, ScoringConfig, Validation
@@ -235,17 +235,10 @@ def run_validation(profile: JudgeProfile, scoring: ScoringConfig) -> dict[str, V
     for verdict in SAFETY_JUDGES.values():
         path = paths.get(verdict)
         if path is None:
-            found[verdict] = Validation(judge=f"LLM judge, profile {profile.name}", validated=False)
+            found[verdict] = validation(f"LLM judge, profile {profile.name}", None)
             continue
         model = read_classifier(path, verdict)
-        held = model.held_out
-        found[verdict] = Validation(
-            judge=f"classifier {path.stem}@{model.data_sha256[:8]}",
-            kappa=held.kappa if held else None,
-            kappa_interval=held.kappa_interval if held else None,
-            data=held.data if held else None,
-            validated=held is not None and held.kappa >= MIN_KAPPA,
-        )
+        found[verdict] = validation(f"classifier {path.stem}@{model.data_sha256[:8]}", model.held_out)
     return found
 
 

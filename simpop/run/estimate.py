@@ -307,8 +307,8 @@ def estimate_lines(found: RunEstimate) -> list[str]:
             lines.append(f"  {stage.stage}: {stage.detail}")
             continue
         cost = f", about {duration(stage.seconds)}" if stage.seconds is not None else ", time unknown"
-        calls = f"{stage.calls:,.0f} LLM call" + ("" if f"{stage.calls:,.0f}" == "1" else "s")
-        lines.append(f"  {stage.stage}: about {calls}{cost} ({stage.detail})")
+        calls = f"{stage.calls:,.0f}"
+        lines.append(f"  {stage.stage}: about {calls} LLM call{'s' * (calls != '1')}{cost} ({stage.detail})")
     total = found.seconds
     lines.append(
         f"  in all: about {duration(total)} of LLM time"

@@ -12,7 +12,7 @@ from rich.progress import Progress
 
 from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import run_validation
-from simpop.llm.client import LLMClient, yes_no_mode
+from simpop.llm.client import yes_no_mode
 from simpop.metrics import selected
 from simpop.models import Invocation, LLMUsage, RunConfig, RunSummary
 from simpop.run.assembly import RunParts, run_parts
@@ -39,18 +39,17 @@ async def execute(
     probe is written before the first is asked. The records are the same either way."""
     started, begun = time.perf_counter(), datetime.now(timezone.utc).isoformat()
     invocations = store.invocations()
-    clients: list[LLMClient] = []  # the run's LLM, once started
+    parts: RunParts | None = None  # once started
 
     def invocation(finished: bool) -> Invocation:
         """This invocation, as long as it has taken so far, and what its LLM did."""
         seconds = round(time.perf_counter() - started, 3)
-        usage = clients[0].usage.model_copy() if clients else None
+        usage = parts.llm.usage.model_copy() if parts is not None else None
         return Invocation(started=begun, seconds=seconds, finished=finished, llm=usage)
 
     try:
         with progress if progress is not None else nullcontext():
             async with run_parts(store, config, use_cache, inputs.languages) as parts:
-                clients.append(parts.llm)
                 await run_stages(store, config, inputs, parts, progress)
     except BaseException:  # stopped (Ctrl-C) or failed: its time still counts in the whole run's
         invocations.append(invocation(finished=False))
