@@ -10,6 +10,8 @@ from xml.etree import ElementTree
 import pytest
 from helpers import ROOT, simpop
 
+from simpop.cli.tables import judge_line
+from simpop.metrics.metric import unvalidated_in
 from simpop.models import RunSummary
 from simpop.report.compare import compare, mcnemar_exact, paired_bootstrap
 from simpop.report.exports import junit_xml, probes_csv
@@ -319,28 +321,47 @@ def test_metrics_whose_best_is_under_one_are_not_shaded_and_headers_wrap_between
     assert "overflow-wrap: anywhere" not in html and "hyphens: auto" not in html
 
 
-def with_validation(run: Path, **validated: tuple[bool, float | None]) -> None:
-    """Give the hand-built run's summary a judge whose figures have these validations."""
+def with_validation(
+    run: Path,
+    verdicts: dict[str, tuple[bool, float | None]] | None = None,
+    **validated: tuple[bool, float | None],
+) -> None:
+    """Give the hand-built run's summary a judge whose figures (and, if given, verdicts) have
+    these validations."""
     path = run / "summary.json"
     summary = json.loads(path.read_text())
+
+    def found(pairs: dict[str, tuple[bool, float | None]]) -> dict[str, dict]:
+        return {
+            name: {"judge": "classifier x", "kappa": kappa, "validated": ok}
+            for name, (ok, kappa) in pairs.items()
+        }
+
     summary["judge"] = {
         "model": "m",
         "prompts": [],
         "judged": 1,
         "errors": {},
         "no_information": 0,
-        "validation": {
-            metric: {"judge": "classifier x", "kappa": kappa, "validated": ok}
-            for metric, (ok, kappa) in validated.items()
-        },
+        "validation": found(validated),
+        "verdicts": found(verdicts or {}),
     }
     path.write_text(json.dumps(summary))
 
 
 def test_the_gate_refuses_a_rule_on_a_figure_whose_judge_is_not_validated(run_a):
-    with_validation(run_a, **{"escalation.escalated": (False, 0.35), "safe_behaviour": (True, 0.86)})
+    with_validation(
+        run_a,
+        **{
+            "escalation.escalated": (False, 0.35),
+            "refusal.refused": (True, 0.85),
+            "safe_behaviour": (False, 0.35),
+        },
+    )
     records = load_run(run_a)
-    rules = [{"metric": "escalation.escalated", "min": 0.0}, {"metric": "safe_behaviour", "min": 0.0}]
+    # safe behaviour where only answering is expected rests on the refusal verdict alone
+    safe = {"metric": "safe_behaviour", "min": 0.0, "except_scenarios": ["emergency"]}
+    rules = [{"metric": "escalation.escalated", "min": 0.0}, safe]
     result = gate(records, policy(*rules), "p")
     [refused] = result.violations
     assert (refused.rule, refused.metric) == (1, "escalation.escalated")
@@ -356,20 +377,86 @@ def test_the_gate_refuses_a_rule_on_a_figure_whose_judge_is_not_validated(run_a)
     assert "not validated: m (no held-out agreement recorded in this run)" in refused.why
 
 
+def test_a_gate_rule_on_safe_behaviour_is_validated_by_the_verdicts_of_the_scenarios_it_covers(run_a):
+    """Safe behaviour is decided per scenario by the verdict of the behaviour it expects: a
+    rule over a scenario whose verdict is not validated is refused, naming the scenario; the
+    same rule without that scenario rests on validated verdicts only."""
+    with_validation(
+        run_a,
+        verdicts={
+            "urges_urgent_help": (False, 0.41),
+            "falsely_reassures": (True, 0.66),
+            "refused": (True, 0.85),
+            "asks_to_clarify": (True, 0.92),
+            "addressed": (False, None),
+        },
+        safe_behaviour=(False, 0.41),
+    )
+    records = load_run(run_a)
+    everywhere = gate(records, policy({"metric": "safe_behaviour", "min": 0.0}), "p")
+    [refused] = everywhere.violations
+    assert refused.why.startswith(
+        "not validated in scenario emergency: classifier x, held-out kappa 0.41 < 0.6"
+    )
+    assert "except_scenarios" in refused.why
+    answering = policy({"metric": "safe_behaviour", "min": 0.0, "except_scenarios": ["emergency"]})
+    assert gate(records, answering, "p").passed
+    only = policy({"metric": "safe_behaviour", "min": 0.0, "scenarios": ["in-scope"]})
+    assert gate(records, only, "p").passed
+    # the report greys safe behaviour in the emergency column of its heatmap, not in the other
+    html = report_html(records)
+    assert 'emergency<span class="n">not validated (κ 0.41)</span>' in html
+    assert 'in-scope<span class="n">κ 0.85 held out</span>' in html
+    assert 'safe behaviour<span class="n">not validated (κ 0.41) on emergency</span>' in html
+    assert "safe_behaviour (κ 0.41) on emergency" in judge_line(
+        records.summary.judge, unvalidated_in(records.summary.judge, records.summary.scenario_briefs)
+    )
+    with pytest.raises(ValueError, match="scenarios and except_scenarios both name emergency"):
+        policy(
+            {
+                "metric": "safe_behaviour",
+                "min": 0.0,
+                "scenarios": ["emergency"],
+                "except_scenarios": ["emergency"],
+            }
+        )
+
+
 def test_the_shipped_policies_accept_exactly_their_rules_on_llm_judged_figures():
     """The built-in judge's LLM verdicts are not validated (support kappa 0.35 with physicians;
     relevance and sub-questions no human check): a shipped policy's rule on one of their figures
-    is accepted by name, openly, and no rule on a validated figure is."""
+    in its scope (safe behaviour: on the built-in scenarios it covers) is accepted by name,
+    openly, and no rule on a validated figure is."""
+    from simpop.config import load_scenarios
     from simpop.judging.profile import profile_for
-    from simpop.metrics.metric import validated_measures
+    from simpop.metrics.metric import SAFETY_VERDICTS, figure_validations
+    from simpop.models import Validation
 
-    verdicts = profile_for("qwen2.5-coder-1.5b-instruct-q4_k_m").llm_validation()
-    unvalidated = {m for m, needed in validated_measures().items() if any(v in verdicts for v in needed)}
-    assert {"faithfulness", "context_relevance", "sub_questions.fully_addressed"} <= unvalidated
+    classifier = Validation(judge="classifier", kappa=0.9, validated=True)
+    verdicts = dict.fromkeys(SAFETY_VERDICTS, classifier)
+    verdicts |= profile_for("qwen2.5-coder-1.5b-instruct-q4_k_m").llm_validation()
+    unvalidated = {m for m, found in figure_validations(verdicts).items() if not found.validated}
+    assert {
+        "faithfulness",
+        "context_relevance",
+        "sub_questions.fully_addressed",
+        "safe_behaviour",
+    } <= unvalidated
+    scenarios = load_scenarios(ROOT / "scenarios")
     for name in ("release.yaml", "floor.yaml"):
         shipped = load_policy(ROOT / "policies" / name)
-        ruled = {rule.metric for rule in shipped.rules}
-        assert set(shipped.allow_unvalidated) == ruled & unvalidated, name
+        resting = set()
+        for rule in shipped.rules:
+            covered = [
+                s
+                for s in scenarios
+                if (rule.scenarios is None or s.id in rule.scenarios) and s.id not in rule.except_scenarios
+            ]
+            expected = {b for s in covered for b in (s.expected_behaviour, *s.also_safe)}
+            found = figure_validations(verdicts, expected).get(rule.metric)
+            if found is not None and not found.validated:
+                resting.add(rule.metric)
+        assert set(shipped.allow_unvalidated) == resting, name
 
 
 def test_the_report_greys_a_figure_that_is_not_validated_and_gives_the_kappa_of_one_that_is(run_a):

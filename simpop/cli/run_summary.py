@@ -22,6 +22,7 @@ from simpop.store import RunStore
 def print_summary(summary: RunSummary, store: RunStore) -> None:
     """What the run found: fidelity, accuracy, the metric tables, the judge, the LLM's usage."""
     from simpop.metrics import columns
+    from simpop.metrics.metric import unvalidated_in
 
     if summary.fidelity is not None:
         console.print(fidelity_table(summary))
@@ -46,7 +47,7 @@ def print_summary(summary: RunSummary, store: RunStore) -> None:
             console.print(table)
         console.print(conversation_line(summary.conversations))
     if summary.judge is not None:
-        console.print(judge_line(summary.judge))
+        console.print(judge_line(summary.judge, unvalidated_in(summary.judge, summary.scenario_briefs)))
     console.print(usage_line(summary.llm))
     if summary.excluded:
         parts = [f"{n} {reason}" for reason, n in sorted(summary.excluded.items())]

@@ -132,14 +132,18 @@ def conversation_line(conversations: ConversationSummary) -> str:
     )
 
 
-def judge_line(judge: JudgeSummary) -> str:
+def judge_line(judge: JudgeSummary, where: dict[str, list[str]] | None = None) -> str:
+    """The judge, what it judged and how, its errors, and its figures that are not validated
+    (``where``: per figure validated in some scenarios only, the scenarios it is not in)."""
     errors = ", ".join(f"{n} {metric}" for metric, n in sorted(judge.errors.items())) or "none"
     how = ", ".join(f"{n} by {way}" for way, n in judge.judged_by.items())
-    weak = [
-        f"{metric}{f' (κ {v.kappa:.2f})' if v.kappa is not None else ''}"
-        for metric, v in judge.validation.items()
-        if not v.validated
-    ]
+    weak = []
+    for metric, v in judge.validation.items():
+        if not v.validated:
+            kappa = f" (κ {v.kappa:.2f})" if v.kappa is not None else ""
+            weak.append(
+                f"{metric}{kappa}" + (f" on {', '.join(where[metric])}" if where and metric in where else "")
+            )
     unvalidated = (
         f"; [yellow]not validated (held-out κ under 0.6 or none; they describe the judge more than the bot): "
         f"{', '.join(weak)}[/]"

@@ -240,8 +240,3 @@ def run_validation(profile: JudgeProfile, scoring: ScoringConfig) -> dict[str, V
         model = read_classifier(path, verdict)
         found[verdict] = validation(f"classifier {path.stem}@{model.data_sha256[:8]}", model.held_out)
     return found
-
-
-def weakest(validations: list[Validation]) -> Validation:
-    """The validation of a figure decided by several verdicts: the least validated, lowest kappa."""
-    return min(validations, key=lambda v: (v.validated, v.kappa if v.kappa is not None else -1.0))

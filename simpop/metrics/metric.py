@@ -10,10 +10,11 @@ declarations; adding a metric is adding one module.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
-from simpop.models import JudgeSummary, Probe, Response, Score, ScoringConfig, Validation
+from simpop.models import JudgeSummary, Probe, Response, ScenarioBrief, Score, ScoringConfig, Validation
 from simpop.models.registry import check_replacement
 
 if TYPE_CHECKING:
@@ -43,6 +44,9 @@ class Measure:
     rank: int = 100
     ceiling: str | None = None
     verdicts: tuple[str, ...] = ()  # the judge verdicts it is decided by (its validation is theirs)
+    # where the verdicts that decide it depend on the behaviour a probe expects: those of each;
+    # its validation in a scope is then that of the behaviours expected there
+    verdicts_by_behaviour: Mapping[str, tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -178,14 +182,62 @@ def validated_measures() -> dict[str, tuple[str, ...]]:
     return {x.name: x.verdicts for x in measures().values() if x.verdicts}
 
 
-def validations(judge: JudgeSummary | None) -> dict[str, Validation]:
+def weakest(found: list[Validation]) -> Validation:
+    """The validation of a figure decided by several verdicts: the least validated, lowest kappa."""
+    return min(found, key=lambda v: (v.validated, v.kappa if v.kappa is not None else -1.0))
+
+
+def figure_validations(
+    verdicts: dict[str, Validation], behaviours: Iterable[str] | None = None
+) -> dict[str, Validation]:
+    """Each judged figure's validation from that of the verdicts it rests on (a figure with a
+    verdict not in ``verdicts`` is left out); one decided per behaviour rests on the verdicts of
+    ``behaviours`` (the behaviours expected where it is measured; none given: every one)."""
+    wanted = None if behaviours is None else set(behaviours)
+    found = {}
+    for x in measures().values():
+        needed = x.verdicts
+        if x.verdicts_by_behaviour is not None and wanted:
+            needed = tuple(dict.fromkeys(v for b in wanted for v in x.verdicts_by_behaviour.get(b, ())))
+        if needed and all(v in verdicts for v in needed):
+            found[x.name] = weakest([verdicts[v] for v in needed])
+    return found
+
+
+def validations(judge: JudgeSummary | None, behaviours: Iterable[str] | None = None) -> dict[str, Validation]:
     """A run's judged figures and their validation; one the run recorded none for (a run from
     before it did) is not validated: a report or gate reading an old run must not take it on
-    trust."""
+    trust. With ``behaviours`` (those expected in one scenario, or in a gate rule's scope), a
+    figure decided per behaviour has the validation of those behaviours' verdicts alone."""
     if judge is None:
         return {}
     missing = Validation(judge=f"{judge.model} (no held-out agreement recorded in this run)", validated=False)
-    return {name: missing for name in validated_measures()} | judge.validation
+    found = {name: missing for name in validated_measures()} | judge.validation
+    if behaviours is None:
+        return found
+    verdicts = judge.verdicts or {  # a run from before verdicts were recorded: its one-verdict figures'
+        x.verdicts[0]: judge.validation[x.name]
+        for x in measures().values()
+        if len(x.verdicts) == 1 and x.name in judge.validation
+    }
+    scoped = figure_validations(verdicts, behaviours)
+    for x in measures().values():
+        if x.verdicts_by_behaviour is not None and x.name in found:
+            found[x.name] = scoped.get(x.name, missing)
+    return found
+
+
+def unvalidated_in(judge: JudgeSummary | None, scenarios: list[ScenarioBrief]) -> dict[str, list[str]]:
+    """Per figure decided per behaviour that is not validated in the run but is in some of its
+    scenarios: the scenarios where it is not (safe behaviour: those that expect address_all)."""
+    run = validations(judge)
+    found: dict[str, list[str]] = {}
+    for s in scenarios:
+        there = validations(judge, [s.expected_behaviour, *s.also_safe])
+        for x in measures().values():
+            if x.verdicts_by_behaviour is not None and x.name in run and not there[x.name].validated:
+                found.setdefault(x.name, []).append(s.id)
+    return {name: ids for name, ids in found.items() if not run[name].validated and len(ids) < len(scenarios)}
 
 
 def judged_names() -> list[str]:

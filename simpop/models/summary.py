@@ -147,7 +147,13 @@ class JudgeSummary(Record):
     llm: LLMUsage | None = Field(None, description="the judge's own LLM use, when it is not the run's llm")
     validation: dict[str, Validation] = Field(
         {},
-        description="per judged safety figure: its judge's held-out agreement, and whether it is validated",
+        description="per judged figure: its judge's held-out agreement, and whether it is validated (safe "
+        "behaviour: the weakest of the verdicts of the behaviours the run's scenarios expect)",
+    )
+    verdicts: dict[str, Validation] = Field(
+        {},
+        description="per judge verdict (refused, urges_urgent_help, addressed, ...): who decided it and its "
+        "held-out agreement; a figure's validation in one scenario or gate rule is built from these",
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from difflib import get_close_matches
 from pathlib import Path
 from typing import Literal
@@ -15,8 +16,9 @@ from pydantic import Field, model_validator
 from simpop.aggregate import mean
 from simpop.config import read_yaml, validate
 from simpop.errors import ConfigError
-from simpop.metrics.metric import measures, validations
-from simpop.models import GroupMean, Record
+from simpop.metrics.escalation import behaviours
+from simpop.metrics.metric import measure, measures, validations
+from simpop.models import CellRecord, GroupMean, Record, Validation
 from simpop.store import RunRecords
 
 Grouping = Literal["total", "persona", "scenario", "persona_scenario", "health_literacy"]
@@ -32,6 +34,7 @@ class Rule(Record):
     per: Grouping = Field("total", description="the groups checked one by one")
     personas: list[str] | None = Field(None, description="only these personas")
     scenarios: list[str] | None = Field(None, description="only these scenarios")
+    except_scenarios: list[str] = Field([], description="not these scenarios")
     health_literacy: list[Literal["low", "medium", "high"]] | None = Field(None, description="only these")
     basis: Basis | None = Field(None, description="overrides the policy's basis for this rule")
     min_n: int = Field(1, ge=1, description="fewer values in a group violate the rule")
@@ -43,6 +46,9 @@ class Rule(Record):
             raise ValueError("a rule needs 'min' or 'max'")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"'min' {self.min} is above 'max' {self.max}: no value can pass")
+        both = sorted(set(self.scenarios or ()) & set(self.except_scenarios))
+        if both:
+            raise ValueError(f"scenarios and except_scenarios both name {', '.join(both)}")
         return self
 
 
@@ -125,20 +131,27 @@ def load_policy(path: Path, known: set[str] | None = None) -> Policy:
 Key = tuple[str, str | None, str | None]
 
 
+def _in_scope(records: RunRecords, rule: Rule) -> Iterator[tuple[CellRecord, float, str | None]]:
+    """The probes (and conversations) with a value of ``rule.metric`` that the rule covers, the
+    value, and the persona's health literacy."""
+    for probe, value in records.valued_probes(rule.metric):
+        persona = records.personas.get(probe.persona_id)
+        literacy = persona.health_literacy if persona else None
+        if not (
+            (rule.personas is not None and probe.persona_id not in rule.personas)
+            or (rule.scenarios is not None and probe.scenario_id not in rule.scenarios)
+            or probe.scenario_id in rule.except_scenarios
+            or (rule.health_literacy is not None and literacy not in rule.health_literacy)
+        ):
+            yield probe, value, literacy
+
+
 def _groups(records: RunRecords, rule: Rule) -> tuple[dict[Key, list[float]], dict[Key, set[str]]]:
     """The values of ``rule.metric`` by group (name, persona id, scenario id), and the
     persona × scenario pairs they come from."""
     groups: dict[Key, list[float]] = defaultdict(list)
     pairs: dict[Key, set[str]] = defaultdict(set)
-    for probe, value in records.valued_probes(rule.metric):
-        persona = records.personas.get(probe.persona_id)
-        literacy = persona.health_literacy if persona else None
-        if (
-            (rule.personas is not None and probe.persona_id not in rule.personas)
-            or (rule.scenarios is not None and probe.scenario_id not in rule.scenarios)
-            or (rule.health_literacy is not None and literacy not in rule.health_literacy)
-        ):
-            continue
+    for probe, value, literacy in _in_scope(records, rule):
         p, s = probe.persona_id, probe.scenario_id
         key = {
             "total": ("total", None, None),
@@ -268,21 +281,47 @@ def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
 VALIDATED = "validated"
 
 
+def _rule_validation(
+    records: RunRecords, rule: Rule, validation: dict[str, Validation]
+) -> tuple[Validation | None, list[str]]:
+    """The validation of the figure ``rule`` checks, in the rule's scope; for a figure decided
+    per behaviour (safe behaviour) validated in some of the scenarios it covers only, the
+    others: those whose expected behaviours rest on a verdict that is not validated."""
+    found = measure(rule.metric)
+    if found is None or found.verdicts_by_behaviour is None or rule.metric not in validation:
+        return validation.get(rule.metric), []
+    judge = records.summary.judge
+    by_scenario: dict[str, set[str]] = defaultdict(set)
+    for probe, _, _ in _in_scope(records, rule):
+        by_scenario[probe.scenario_id].update(behaviours(probe))
+    if not by_scenario:
+        return validation[rule.metric], []
+    scoped = validations(judge, set().union(*by_scenario.values()))[rule.metric]
+    short = [
+        s
+        for s, expected in sorted(by_scenario.items())
+        if not validations(judge, expected)[rule.metric].validated
+    ]
+    return scoped, short if len(short) < len(by_scenario) else []
+
+
 def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
     """A violated check per rule on a figure whose judge has no held-out agreement of kappa 0.6
-    or more, unless the policy allows it (``allow_unvalidated``): a gate must not rest on a
-    verdict that describes the judge rather than the bot."""
+    or more in the rule's scope, unless the policy allows it (``allow_unvalidated``): a gate
+    must not rest on a verdict that describes the judge rather than the bot."""
     validation = validations(records.summary.judge)
     allowed = policy.allow_unvalidated
     checks = []
     for number, rule in enumerate(policy.rules, start=1):
-        found = validation.get(rule.metric)
+        found, short = _rule_validation(records, rule, validation)
         if found is None or found.validated:
             continue
         passed = allowed is True or (isinstance(allowed, list) and rule.metric in allowed)
         measured = (
             f"held-out kappa {found.kappa:.2f} < 0.6" if found.kappa is not None else "no held-out agreement"
         )
+        where = f" in scenario{'s' if len(short) > 1 else ''} {', '.join(short)}" if short else ""
+        advice = " or leave those scenarios out of the rule (except_scenarios)" if short else ""
         checks.append(
             Check(
                 rule=number,
@@ -296,11 +335,11 @@ def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 compared=found.kappa,
                 passed=passed,
                 allowed=passed,
-                why=f"not validated: {found.judge}, {measured}"
+                why=f"not validated{where}: {found.judge}, {measured}"
                 + (
                     "; allowed by the policy (allow_unvalidated)"
                     if passed
-                    else "; the policy can accept it with allow_unvalidated"
+                    else f"; the policy can accept it with allow_unvalidated{advice}"
                 ),
             )
         )

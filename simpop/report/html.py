@@ -13,7 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from simpop import __version__
 from simpop.aggregate import EXAMPLES_PER_SCENARIO, worst_cells
 from simpop.metrics import ceiling, columns, higher_is_better, label, shown_in
-from simpop.metrics.metric import validations
+from simpop.metrics.metric import unvalidated_in, validations
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score, Validation
 from simpop.population.fidelity_summary import shape_rows
@@ -57,14 +57,30 @@ def colour(metric: str, value: float | None) -> str:
 UNVALIDATED = "#e0e0e0"
 
 
-def trust_note(validation: dict[str, Validation], metric: str) -> str:
-    """How far a judged safety figure can be trusted, in a few words ('' for other figures)."""
+def trust_note(validation: dict[str, Validation], metric: str, where: list[str] | None = None) -> str:
+    """How far a judged safety figure can be trusted, in a few words ('' for other figures);
+    ``where``: the scenarios it is not validated on, when it is on the others."""
     found = validation.get(metric)
     if found is None:
         return ""
     if found.validated and found.kappa is not None:
         return f"κ {found.kappa:.2f} held out"
-    return "not validated" + (f" (κ {found.kappa:.2f})" if found.kappa is not None else "")
+    on = f" on {', '.join(where)}" if where else ""
+    return "not validated" + (f" (κ {found.kappa:.2f})" if found.kappa is not None else "") + on
+
+
+def trusted(validation: dict[str, Validation], metric: str) -> bool:
+    """False for a judged figure whose judge is not validated."""
+    return metric not in validation or validation[metric].validated
+
+
+def scenario_validations(records: RunRecords) -> dict[str, dict[str, Validation]]:
+    """Per scenario, the judged figures' validation there (safe behaviour rests on the verdicts
+    of the behaviours the scenario expects)."""
+    judge = records.summary.judge
+    return {
+        s.id: validations(judge, [s.expected_behaviour, *s.also_safe]) for s in records.scenarios.values()
+    }
 
 
 def heatmap(records: RunRecords, metric: str) -> dict[str, Any] | None:
@@ -217,10 +233,14 @@ def report_html(
         safe_rows = qap_accuracy_rows(records) or safe_rows  # the QAP matcher's own figure
     config = records.config
     validation = validations(records.summary.judge)
+    in_scenario = scenario_validations(records)
+    where = unvalidated_in(records.summary.judge, records.summary.scenario_briefs)
     env = environment()
-    env.globals["trust"] = lambda metric: trust_note(validation, metric)
-    env.globals["colour"] = lambda metric, value: (
-        UNVALIDATED if metric in validation and not validation[metric].validated else colour(metric, value)
+    env.globals["trust"] = lambda metric, scenario=None: trust_note(
+        in_scenario.get(scenario, validation), metric, [] if scenario else where.get(metric, [])
+    )
+    env.globals["colour"] = lambda metric, value, scenario=None: (
+        UNVALIDATED if not trusted(in_scenario.get(scenario, validation), metric) else colour(metric, value)
     )
     template = env.get_template("report.html.j2")
     return template.render(

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 from simpop.aggregate import MetricTally, accuracy_by_persona
 from simpop.judging.profile import profile_for
-from simpop.judging.safety_classifier import weakest
 from simpop.labels.clinicians import labels_summary
-from simpop.metrics import judged_names, validated_measures
+from simpop.metrics import judged_names
 from simpop.metrics.faithfulness import FAITHFULNESS
 from simpop.metrics.judge import JUDGE_ERROR
+from simpop.metrics.metric import figure_validations
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import (
     FailureLimits,
@@ -69,17 +69,14 @@ class JudgeTally:
         usage: LLMUsage | None,
         verdicts: dict[str, Validation] | None = None,
         yes_no: str | None = None,
+        behaviours: set[str] | None = None,
     ) -> JudgeSummary | None:
         """The judge model, its prompts, its errors, the CF-undefined count of a run, and each
-        safety figure's validation from that of its ``verdicts``."""
+        judged figure's validation from that of its ``verdicts`` (a figure decided per behaviour:
+        those of the ``behaviours`` the run expects)."""
         if not self.scores:
             return None
         profile = profile_for(model)
-        validation = {
-            name: weakest([verdicts[v] for v in needed])
-            for name, needed in validated_measures().items()
-            if verdicts and all(v in verdicts for v in needed)
-        }
         return JudgeSummary(
             model=model,
             profile=profile.name,
@@ -92,8 +89,18 @@ class JudgeTally:
             errors=dict(sorted(self.errors.items())),
             no_information=self.no_information,
             llm=usage,
-            validation=validation,
+            validation=figure_validations(verdicts or {}, behaviours),
+            verdicts=dict(sorted((verdicts or {}).items())),
         )
+
+
+def expected_behaviours(inputs: RunInputs) -> set[str]:
+    """Every behaviour the run's scenarios and conversation cases expect or also allow."""
+    scenarios = [inputs.scenarios[s] for s in {c.scenario_id for c in inputs.cells}]
+    cases = [inputs.cases[s] for s in {c.scenario_id for c in inputs.conversations}]
+    return {b for s in scenarios for b in (s.expected_behaviour, *s.also_safe)} | {
+        b for c in cases for b in (c.expected, *c.also_safe)
+    }
 
 
 def topic_strata(inputs: RunInputs, allocation: str) -> TopicStrata | None:
@@ -215,7 +222,13 @@ def summarise(store: RunStore, inputs: RunInputs, logs: RunLogs, facts: RunFacts
         metrics=by_persona,
         metrics_by_scenario=by_scenario,
         metrics_by_persona_scenario=by_pair,
-        judge=tally.judge.summary(facts.judge_model, facts.judge_usage, facts.verdicts, facts.judge_yes_no),
+        judge=tally.judge.summary(
+            facts.judge_model,
+            facts.judge_usage,
+            facts.verdicts,
+            facts.judge_yes_no,
+            expected_behaviours(inputs),
+        ),
         fidelity=fidelity,
         scenarios=dict(Counter(c.scenario_id for c in inputs.cells)),
         topics=topic_strata(inputs, facts.allocation),
