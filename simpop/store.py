@@ -3,6 +3,7 @@ finished run read back whole (for the report, the gate, calibration and comparis
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -63,14 +64,21 @@ def with_reasons(score: Score, explained: Score | None) -> Score:
     return explained if agree else score
 
 
-def write_text_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` so a reader never sees half a file."""
+def write_text_atomic(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` so a reader never sees half a file (a device or a pipe, such
+    as /dev/null, is written to, never replaced by a file); a failure is a SimpopError."""
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(redact(text), encoding="utf-8")
+        if path.exists() and (path.is_char_device() or path.is_fifo()):
+            with path.open("w", encoding=encoding, newline="") as device:
+                device.write(redact(text))
+            return path
+        with tmp.open("w", encoding=encoding, newline="") as handle:
+            handle.write(redact(text))
         os.replace(tmp, path)
     except OSError as error:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
+            tmp.unlink(missing_ok=True)
         raise SimpopError(f"cannot write {path}: {error.strerror or error}") from None
     return path
 

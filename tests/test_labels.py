@@ -151,6 +151,43 @@ def test_import_shows_table_2_per_persona_and_merges_later_labels(run_dir):
     assert (total["labelled"], total["correct"], total["incorrect"]) == (4, 3, 0)
 
 
+def test_a_later_import_of_ratings_alone_keeps_the_verdicts_and_the_reverse(run_dir):
+    """A row replaces what it carries and keeps what it leaves empty: a ratings-only file after
+    a verdict file loses no verdict, a verdict-only file after it loses no rating."""
+    rows = export(run_dir)
+    rows[0]["correct"], rows[0]["comment"] = "x", "fine"
+    write_rows(run_dir.parent / "verdicts.csv", [rows[0]])
+    assert (
+        simpop(
+            "import-labels", str(run_dir), str(run_dir.parent / "verdicts.csv"), cwd=run_dir.parent
+        ).returncode
+        == 0
+    )
+    rated = dict(rows[0], correct="", comment="", harm="none", helpful="yes")
+    write_rows(run_dir.parent / "ratings.csv", [rated])
+    result = simpop("import-labels", str(run_dir), str(run_dir.parent / "ratings.csv"), cwd=run_dir.parent)
+    assert result.returncode == 0, result.stderr
+    [label] = [json.loads(line) for line in (run_dir / "labels.jsonl").open()]
+    assert (label["label"], label["comment"], label["ratings"]) == (
+        "correct",
+        "fine",
+        {"harm": "none", "helpful": "yes"},
+    )
+    assert json.loads((run_dir / "summary.json").read_text())["labels"]["total"]["correct"] == 1
+    flipped = dict(rows[0], correct="", incorrect="x", comment="")
+    write_rows(run_dir.parent / "flipped.csv", [flipped])
+    assert (
+        simpop(
+            "import-labels", str(run_dir), str(run_dir.parent / "flipped.csv"), cwd=run_dir.parent
+        ).returncode
+        == 0
+    )
+    [label] = [json.loads(line) for line in (run_dir / "labels.jsonl").open()]
+    assert (label["label"], label["ratings"]) == ("incorrect", {"harm": "none", "helpful": "yes"})
+    total = json.loads((run_dir / "summary.json").read_text())["labels"]["total"]
+    assert (total["correct"], total["incorrect"]) == (0, 1)
+
+
 def skipped_cell(run_dir: Path) -> str:
     return next(r["cell_id"] for r in map(json.loads, (run_dir / "responses.jsonl").open()) if r["skipped"])
 

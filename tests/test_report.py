@@ -8,7 +8,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from helpers import ROOT, simpop
+from helpers import ROOT, assert_one_line_error, simpop
 
 from simpop.cli.tables import judge_line
 from simpop.metrics.metric import unvalidated_in
@@ -465,3 +465,93 @@ def test_the_report_greys_a_figure_that_is_not_validated_and_gives_the_kappa_of_
     assert "κ 0.86 held out" in html
     assert 'escalated<span class="n">not validated</span>' in html
     assert "background: #e0e0e0" in html  # the unvalidated figure's cells are grey, not red or green
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ("min: .nan", "field 'rules.0.min': Input should be a finite number"),
+        ("max: -.inf", "field 'rules.0.max': Input should be a finite number"),
+        ("min: true", "field 'rules.0.min': Input should be a valid number"),
+        ("min: '0.5'", "field 'rules.0.min': Input should be a valid number"),
+        ("min: 0.5, scenarios: []", "field 'rules.0.scenarios': needs at least 1 item(s), has none"),
+    ],
+)
+def test_a_threshold_that_is_no_number_or_an_empty_filter_is_a_bad_policy(run_a, rule, message):
+    path = run_a.parent / "p.yaml"
+    path.write_text(f"rules:\n  - {{metric: escalation.escalated, {rule}}}\n")
+    assert_one_line_error(simpop("gate", str(run_a), "--policy", str(path), cwd=ROOT), message)
+
+
+@pytest.mark.parametrize(
+    ("allow", "message"),
+    [
+        ("faithfulness", "field 'allow_unvalidated': should be true, false or a list"),
+        (
+            ["faithfulnes"],
+            "field 'allow_unvalidated': unknown metric 'faithfulnes'; did you mean 'faithfulness'?",
+        ),
+    ],
+)
+def test_allow_unvalidated_takes_true_or_known_metrics(run_a, allow, message):
+    path = run_a.parent / "p.yaml"
+    path.write_text(
+        json.dumps({"allow_unvalidated": allow, "rules": [{"metric": "safe_behaviour", "min": 0.5}]})
+    )
+    assert_one_line_error(simpop("gate", str(run_a), "--policy", str(path), cwd=ROOT), message)
+
+
+def test_a_rule_that_selects_nothing_the_run_measured_is_violated_and_says_why(run_a):
+    """A persona the run does not have, a literacy level none of its personas has, or every
+    scenario left out: "no values" violates the rule, as for a group that was measured nowhere;
+    a violation shows the rule's own why."""
+    records = load_run(run_a)
+    rules = [
+        {"metric": "safe_behaviour", "min": 0.1, "per": "persona", "personas": ["older-phone"]},
+        {"metric": "safe_behaviour", "min": 0.1, "per": "persona", "health_literacy": ["medium"]},
+        {
+            "metric": "safe_behaviour",
+            "min": 0.1,
+            "per": "scenario",
+            "except_scenarios": ["emergency", "in-scope"],
+        },
+        {"metric": "safe_behaviour", "min": 0.99, "why": "every patient is safe"},
+    ]
+    result = gate(records, policy(*rules), "p")
+    by_rule = {c.rule: c for c in result.violations}
+    assert set(by_rule) == {1, 2, 3, 4}
+    assert (by_rule[1].group, by_rule[1].why) == ("older-phone", "no values: the run did not measure it here")
+    assert by_rule[2].why == by_rule[3].why == "no values: the run did not measure it here"
+    assert by_rule[4].why.endswith("< min 0.99 (every patient is safe)")
+
+
+def test_outputs_never_replace_a_run_record_an_input_or_a_device(run_a, tmp_path):
+    """An output named as one of the run's records or as the file the command reads is refused
+    before any work; one that is a pipe is written into, not replaced by a regular file."""
+    import os
+    import threading
+
+    floor = str(ROOT / "policies" / "floor.yaml")
+    records = run_a / "summary.json"
+    before = records.read_bytes()
+    refused = simpop("compare", str(run_a), str(run_a), "--html", str(records), cwd=ROOT)
+    assert (
+        refused.returncode == 2
+        and "is one of run bot-a" in refused.stderr
+        and "records: write elsewhere" in refused.stderr
+    )
+    assert records.read_bytes() == before
+    junit = simpop("gate", str(run_a), "--policy", floor, "--junit", str(run_a / "scores.jsonl"), cwd=ROOT)
+    assert junit.returncode == 2 and "records: write elsewhere" in junit.stderr
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+    reader.start()
+    simpop("gate", str(run_a), "--policy", floor, "--junit", str(pipe), cwd=ROOT)
+    reader.join(timeout=60)
+    assert pipe.is_fifo() and b"<testsuite" in got[0]
+    # a record that is a folder is a one-line error, not a traceback
+    (run_a / "probes.jsonl").unlink()
+    (run_a / "probes.jsonl").mkdir()
+    assert_one_line_error(simpop("report", str(run_a), cwd=ROOT), "probes.jsonl: Is a directory")

@@ -20,7 +20,7 @@ from simpop.models import EmbeddingConfig, LLMConfig
 from simpop.models.registry import PLUGINS_ENV, allow_plugins, plugins_allowed
 from simpop.redact import RedactedStream, redact
 from simpop.run.components import load_run_config
-from simpop.store import RunStore, run_directory
+from simpop.store import CONFIG_FILE, SUMMARY_FILE, RunStore, run_directory
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
 # Both redact the secrets simpop read (an endpoint may echo them in an error).
@@ -65,6 +65,8 @@ class SimpopGroup(click.Group):
             if ctx.params.get("verbose") and len(error.details) > 1:
                 raise UserError("\n".join([f"{len(error.details)} problems:", *error.details])) from None
             raise UserError(str(error)) from None
+        except (IsADirectoryError, NotADirectoryError, PermissionError) as error:  # a path that is bad input
+            raise UserError(f"{error.filename}: {error.strerror}") from None
 
 
 def scenario_choice(value: str | None, option: str) -> list[str] | str | None:
@@ -91,7 +93,8 @@ def progress_bars(plan: dict[str, float | None] | None = None) -> Progress:
 
 
 class OutputFile(click.ParamType):
-    """A file a command will write, checked before any work: not a folder, in a folder that exists."""
+    """A file a command will write, checked before any work: not a folder, in a folder that
+    exists, not one of a run's records, not a file the command reads."""
 
     name = "file"
 
@@ -101,7 +104,22 @@ class OutputFile(click.ParamType):
             self.fail(f"{path} is a folder, not a file", param, ctx)
         if not path.parent.is_dir():
             self.fail(f"{path}: folder {path.parent} does not exist", param, ctx)
+        run = (path.parent / CONFIG_FILE).is_file() and (
+            path.suffix == ".jsonl" or path.name in (CONFIG_FILE, SUMMARY_FILE)
+        )
+        if run:
+            self.fail(f"{path} is one of run {path.parent.name}'s records: write elsewhere", param, ctx)
+        given = ctx.params.values() if ctx is not None else ()
+        if path.exists() and any(isinstance(v, str | Path) and _same(Path(v), path) for v in given):
+            self.fail(f"{path} is also what this command reads: write elsewhere", param, ctx)
         return path
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and a.samefile(b)
+    except OSError:
+        return False
 
 
 OUTPUT_FILE = OutputFile()

@@ -82,7 +82,7 @@ def import_labels(run: str, file: Path, runs: Path) -> None:
     table = labels_summary(
         store, config.persona_ids or sorted({label.persona_id for label in merged.values()})
     )
-    in_summary = table is not None and update_summary(store, table)
+    in_summary = update_summary(store, table)
     if table is not None:
         console.print(labels_table(table))
     rated = Counter(name for label in merged.values() for name in label.ratings)

@@ -5,7 +5,7 @@ checked line by line before anything is saved."""
 from __future__ import annotations
 
 import csv
-import os
+import io
 from pathlib import Path
 from typing import get_args
 
@@ -14,7 +14,7 @@ from simpop.labels.files import level, read_table
 from simpop.labels.table import label_table
 from simpop.models import RATING_LEVELS, HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
 from simpop.spreadsheet import safe_cell
-from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore
+from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore, write_text_atomic
 
 LABELS_FILE = "labels.jsonl"
 VERDICTS: tuple[str, ...] = get_args(HumanVerdict)
@@ -83,12 +83,11 @@ def export_rows(store: RunStore) -> list[dict[str, str]]:
 def write_label_csv(path: Path, rows: list[dict[str, str]]) -> None:
     """UTF-8 with a byte-order mark, so spreadsheet programs read the accents right; no cell a
     spreadsheet would run as a formula (a bot's answer can be anything)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", newline="", encoding="utf-8-sig") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows({k: safe_cell(v) for k, v in row.items()} for row in rows)
-    os.replace(tmp, path)
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=COLUMNS)
+    writer.writeheader()
+    writer.writerows({k: safe_cell(v) for k, v in row.items()} for row in rows)
+    write_text_atomic(path, text.getvalue(), encoding="utf-8-sig")
 
 
 def _verdict(row: dict[str, str], where: str) -> str | None:
@@ -159,13 +158,25 @@ def read_label_csv(path: Path, store: RunStore) -> tuple[list[HumanLabel], int]:
 
 
 def save_labels(store: RunStore, labels: list[HumanLabel]) -> dict[str, HumanLabel]:
-    """Merge ``labels`` into the run's (a new verdict replaces an older one for its cell) and
-    rewrite the label file at once."""
-    merged = load_labels(store) | {label.cell_id: label for label in labels}
-    path = store.directory / LABELS_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text("".join(label.model_dump_json() + "\n" for label in merged.values()), encoding="utf-8")
-    os.replace(tmp, path)
+    """Merge ``labels`` into the run's and rewrite the label file at once: a row's verdict
+    replaces the cell's older one, each rating it carries the older rating, its comment and
+    labeller theirs; what a row leaves empty keeps the earlier import's."""
+    merged = dict(load_labels(store))
+    for new in labels:
+        old = merged.get(new.cell_id)
+        if old is not None:
+            new = new.model_copy(
+                update={
+                    "label": new.label or old.label,
+                    "ratings": old.ratings | new.ratings,
+                    "comment": new.comment or old.comment,
+                    "labeller": new.labeller or old.labeller,
+                }
+            )
+        merged[new.cell_id] = new
+    write_text_atomic(
+        store.directory / LABELS_FILE, "".join(label.model_dump_json() + "\n" for label in merged.values())
+    )
     return merged
 
 
@@ -178,8 +189,9 @@ def labels_summary(store: RunStore, persona_ids: list[str]) -> LabelTable | None
     return label_table(labels, responses, persona_ids)
 
 
-def update_summary(store: RunStore, table: LabelTable) -> bool:
-    """Put the label table into a finished run's summary; ``False`` if it has none yet."""
+def update_summary(store: RunStore, table: LabelTable | None) -> bool:
+    """Put the label table (None: no verdict yet) into a finished run's summary; ``False`` if
+    it has none yet."""
     if not (store.directory / SUMMARY_FILE).is_file():
         return False
     summary = store.read(SUMMARY_FILE, RunSummary)

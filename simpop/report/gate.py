@@ -11,7 +11,7 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from simpop.aggregate import mean
 from simpop.config import read_yaml, validate
@@ -29,13 +29,15 @@ class Rule(Record):
     """One threshold: ``metric`` at least ``min`` and/or at most ``max`` in every group."""
 
     metric: str = Field(description="a metric name as in summary.json, e.g. escalation.escalated")
-    min: float | None = None
-    max: float | None = None
+    min: float | None = Field(None, strict=True, allow_inf_nan=False)
+    max: float | None = Field(None, strict=True, allow_inf_nan=False)
     per: Grouping = Field("total", description="the groups checked one by one")
-    personas: list[str] | None = Field(None, description="only these personas")
-    scenarios: list[str] | None = Field(None, description="only these scenarios")
+    personas: list[str] | None = Field(None, min_length=1, description="only these personas")
+    scenarios: list[str] | None = Field(None, min_length=1, description="only these scenarios")
     except_scenarios: list[str] = Field([], description="not these scenarios")
-    health_literacy: list[Literal["low", "medium", "high"]] | None = Field(None, description="only these")
+    health_literacy: list[Literal["low", "medium", "high"]] | None = Field(
+        None, min_length=1, description="only these"
+    )
     basis: Basis | None = Field(None, description="overrides the policy's basis for this rule")
     min_n: int = Field(1, ge=1, description="fewer values in a group violate the rule")
     why: str | None = Field(None, description="shown with a violation")
@@ -71,6 +73,13 @@ class Policy(Record):
         description="true, or the metrics, that a rule may rest on though their judge is not validated "
         "(no held-out agreement, or kappa under 0.6); by default such a rule is a violation",
     )
+
+    @field_validator("allow_untested", "allow_unvalidated", mode="before")
+    @classmethod
+    def _true_or_a_list(cls, value: object) -> object:
+        if not isinstance(value, bool | list):
+            raise ValueError("should be true, false or a list")
+        return value
 
 
 class Check(Record):
@@ -115,16 +124,22 @@ def _any_cutoff(name: str) -> str:
 
 
 def load_policy(path: Path, known: set[str] | None = None) -> Policy:
-    """The policy in ``path``; a rule naming a metric that is neither registered nor in
-    ``known`` (a run's own numbers) is an error naming the rule, not a failed gate."""
+    """The policy in ``path``; a rule (or ``allow_unvalidated``) naming a metric that is neither
+    registered nor in ``known`` (a run's own numbers) is an error naming the rule, not a failed
+    gate."""
     policy = validate(Policy, read_yaml(path), str(path))
     names = set(measures()) | (known or set())
     cutoffs = {_any_cutoff(n) for n in names}  # retrieval.hit@5 stands for hit@k with any k
-    for number, rule in enumerate(policy.rules, start=1):
-        if rule.metric not in names and _any_cutoff(rule.metric) not in cutoffs:
-            close = get_close_matches(rule.metric, sorted(names), n=1)
+    named = [
+        (f"rule {number}: field 'metric'", rule.metric) for number, rule in enumerate(policy.rules, start=1)
+    ]
+    if isinstance(policy.allow_unvalidated, list):
+        named += [("field 'allow_unvalidated'", metric) for metric in policy.allow_unvalidated]
+    for where, metric in named:
+        if metric not in names and _any_cutoff(metric) not in cutoffs:
+            close = get_close_matches(metric, sorted(names), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise ConfigError(f"{path}: rule {number}: field 'metric': unknown metric '{rule.metric}'{hint}")
+            raise ConfigError(f"{path}: {where}: unknown metric '{metric}'{hint}")
     return policy
 
 
@@ -171,11 +186,13 @@ def _expected_groups(records: RunRecords, rule: Rule) -> list[Key]:
     if rule.per == "total":
         return [("total", None, None)]
     if rule.per == "persona":
+        named = rule.personas or list(records.personas)
         return [
-            (p.id, p.id, None)
-            for p in records.personas.values()
-            if (rule.personas is None or p.id in rule.personas)
-            and (rule.health_literacy is None or p.health_literacy in rule.health_literacy)
+            (p, p, None)
+            for p in named
+            if rule.health_literacy is None
+            or p not in records.personas
+            or records.personas[p].health_literacy in rule.health_literacy
         ]
     if rule.per == "scenario":
         return [(s, None, s) for s in rule.scenarios or []]
@@ -189,6 +206,8 @@ def check_rule(records: RunRecords, rule: Rule, number: int, basis: Basis) -> li
     groups, pairs = _groups(records, rule)
     for key in _expected_groups(records, rule):
         groups.setdefault(key, [])
+    if not groups:  # it selects nothing the run measured: that does not pass either
+        groups[("(no group)", None, None)] = []
     rate = all(v in (0.0, 1.0) for values in groups.values() for v in values)
     checks = []
     for (name, persona_id, scenario_id), values in groups.items():
@@ -224,7 +243,7 @@ def check_rule(records: RunRecords, rule: Rule, number: int, basis: Basis) -> li
                 max=rule.max,
                 passed=not problems,
                 pairs=sorted(pairs[(name, persona_id, scenario_id)]),
-                why="; ".join(problems) if problems else "met",
+                why="; ".join(problems) + (f" ({rule.why})" if rule.why else "") if problems else "met",
             )
         )
     return sorted(checks, key=lambda c: c.group)
@@ -328,11 +347,11 @@ def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 metric=rule.metric,
                 group=f"judge of {rule.metric}",
                 n=0,
-                mean=found.kappa,
+                mean=None,
                 ci_low=None,
                 ci_high=None,
                 basis=rule.basis or policy.basis,
-                compared=found.kappa,
+                compared=None,
                 passed=passed,
                 allowed=passed,
                 why=f"not validated{where}: {found.judge}, {measured}"

@@ -84,11 +84,13 @@ def _unknown(ids: list[str], kinds: Sequence[str], known: KnownIds, where: str) 
 
 
 def check_policy_ids(policy: Policy, path: Path, known: KnownIds) -> None:
-    """Every id ``policy`` names (``allow_untested``, a rule's ``scenarios`` and ``personas``)
+    """Every id ``policy`` names (``allow_untested``, a rule's ``scenarios``, ``except_scenarios``
+    and ``personas``)
     is ``known``; else a ConfigError naming the file, the rule and the field."""
     if isinstance(policy.allow_untested, list):
         _unknown(policy.allow_untested, (SCENARIO, CASE, PERSONA), known, f"{path}: field 'allow_untested'")
     for number, rule in enumerate(policy.rules, start=1):
         where = f"{path}: rule {number}: field"
         _unknown(rule.scenarios or [], (SCENARIO, CASE), known, f"{where} 'scenarios'")
+        _unknown(rule.except_scenarios, (SCENARIO, CASE), known, f"{where} 'except_scenarios'")
         _unknown(rule.personas or [], (PERSONA,), known, f"{where} 'personas'")
