@@ -118,6 +118,33 @@ def test_scenario_seeds_per_source():
     assert scenario_seeds(scenario(source="qap"), 2, [], []) == []
 
 
+def test_a_multi_question_probe_combines_its_questions_whatever_the_limit():
+    """``--limit 1`` (the README's first command) still writes multi-question probes of two and
+    three seed questions; the variants and the one-seed scenarios keep to the first seed."""
+    from simpop.models import RunConfig
+    from simpop.run.plan import load_inputs
+
+    config = RunConfig(
+        name="small",
+        target={"kind": "qap", "qaps": str(ROOT / "data/medquad-eye/qaps.jsonl")},
+        personas=str(ROOT / "personas"),
+        persona_ids=["typical-adult"],
+        variants=1,
+        limit=1,
+        probes=2,
+        scenario_dir=str(ROOT / "scenarios"),
+        scenarios=["multi-question", "in-scope-in-kb"],
+    )
+    inputs = load_inputs(config)
+    by_scenario = {}
+    for cell in inputs.cells:
+        by_scenario.setdefault(cell.scenario_id, []).append(cell.seed_id)
+    first = inputs.qaps[0].id
+    assert [len(seed.split("+")) for seed in by_scenario["multi-question"]] == [2, 3]
+    assert by_scenario["qap-variant"] == [first]
+    assert by_scenario["in-scope-in-kb"] == [first, first]
+
+
 def test_plan_is_the_cross_product_with_stable_ids():
     personas = [persona("a"), persona("b")]
     planned = [PlannedScenario(scenario(), [NO_SEED, NO_SEED, NO_SEED])]

@@ -297,13 +297,15 @@ def check_safety_languages(config: RunConfig, personas: list[Persona]) -> None:
 def load_seeds(
     config: RunConfig, scenarios: list[Scenario]
 ) -> tuple[list[QAP], int, dict[str, list[str] | None]]:
-    """The first ``limit`` QAPs with a distinct question, how many repeat an earlier one, and
-    each seed's gold ids (its own QAP, or the knowledge-base chunks that hold its answer)."""
+    """The first ``limit`` QAPs with a distinct question (more where a multi-question scenario
+    combines more: a message of several questions needs that many), how many repeat an earlier
+    one, and each seed's gold ids (its own QAP, or the knowledge-base chunks that hold its answer)."""
     if not config.variants and not any(s.source in ("qap", "multi_question") for s in scenarios):
         return [], 0, {}
     qaps = load_qaps(seed_file(config))
     distinct = matchable(qaps)
-    seeds = distinct[: config.limit]
+    combined = [max(s.combine) for s in scenarios if s.source == "multi_question"]
+    seeds = distinct[: max([config.limit, *combined])]
     gold: dict[str, list[str] | None] = dict.fromkeys((q.id for q in seeds), None)
     if asks_own_qaps(config):
         gold = {q.id: [q.id] for q in seeds}
@@ -325,7 +327,8 @@ def plan_scenarios(
             every = load_vignettes(scenario.vignettes)
             ids = scenario_vignettes(scenario, every, config.domain)
             vignettes[scenario.id] = {vignette_id(i): v for i, v in enumerate(every) if vignette_id(i) in ids}
-        planned.append(PlannedScenario(scenario, scenario_seeds(scenario, config.probes, seeds, ids)))
+        pool = seeds if scenario.source == "multi_question" else seeds[: config.limit]
+        planned.append(PlannedScenario(scenario, scenario_seeds(scenario, config.probes, pool, ids)))
     return planned, vignettes
 
 
@@ -348,7 +351,7 @@ def check_scoring_files(config: RunConfig, personas: list[Persona]) -> None:
 
 
 def load_inputs(config: RunConfig) -> RunInputs:
-    """Personas; as seeds, the first ``limit`` QAPs with a distinct question and their gold
+    """Personas; as seeds, the first ``limit`` QAPs with a distinct question (``load_seeds``) and their gold
     ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
     personas = load_personas(config.personas, config.persona_ids)
     check_languages(config, personas)
@@ -360,7 +363,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
     by_id = {s.scenario.id: s.scenario for s in planned}
     if config.variants:
         by_id[VARIANT_SCENARIO] = variant_scenario()
-    cells = plan(personas, seeds if config.variants else [], config.variants, planned)
+    cells = plan(personas, seeds[: config.limit] if config.variants else [], config.variants, planned)
     cases = load_run_cases(config)
     talkers = personas[: config.limit]  # --limit: the first personas play each case
     check_case_languages(cases, talkers)
