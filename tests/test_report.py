@@ -210,7 +210,15 @@ def test_compare_pairs_the_same_probes_and_flags_regressions(run_a, tmp_path):
     assert f"in {tested} paired tests of {len(result.changes)} comparisons (" in shown.stdout
     every = simpop("compare", str(run_a), str(run_b), "--all", cwd=ROOT)
     assert "shown; --all" not in every.stdout and f"of {len(result.changes)} comparisons" in every.stdout
-    assert "regression" in (tmp_path / "c.html").read_text()
+    page = (tmp_path / "c.html").read_text()
+    assert "regression" in page
+    # persona high's mean over its 7 pairs is shown with their n, not with all 8 of A's probes
+    assert f"{high.mean_a:.2f} (7)" in page and (high.n_a, high.pairs) == (8, 7)
+    # a metric only one run has is named, not dropped in silence
+    run_c = build_run(tmp_path / "runs", "bot-c", RUN_A, metrics={"low-in-scope-0": {"faithfulness": 1.0}})
+    assert compare(load_run(run_a), load_run(run_c)).only_b == ["faithfulness"]
+    named = simpop("compare", str(run_a), str(run_c), cwd=ROOT)
+    assert "not compared, only in" in named.stdout and "faithfulness" in named.stdout
 
 
 def test_report_escapes_everything_and_exports(run_a):

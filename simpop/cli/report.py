@@ -167,11 +167,12 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
             fmt(c.mean_b),
             fmt(c.difference),
             str(c.pairs),
-            c.test or "(unpaired)",
+            c.how,
             fmt(c.p_value),
             flag,
         )
     console.print(table)
+    console.print("A, B: means over the probes both runs asked where there are any, else over each run's own")
     tested = sum(c.test is not None for c in result.changes)
     hidden = "" if show_all else f" ({len(shown)} shown; --all prints every one)"
     if not tested:
@@ -184,6 +185,9 @@ def compare(run_a: str, run_b: str, runs: Path, html_file: Path | None, show_all
             f"{len(result.regressions)} significant regressions (p < {result.alpha}, per test, not corrected "
             f"for multiple comparisons) in {tested} paired tests of {len(result.changes)} comparisons{hidden}"
         )
+    for run, only in ((result.run_a, result.only_a), (result.run_b, result.only_b)):
+        if only:
+            console.print(f"[yellow]not compared, only in {run}:[/] {', '.join(only)}")
     if html_file is not None:
         write_text_atomic(html_file, comparison_html(result))
         console.print(f"comparison → {html_file}")

@@ -39,6 +39,16 @@ class Change(Record):
     regression: bool = Field(False, description="significantly worse in B")
     improvement: bool = False
 
+    @property
+    def n(self) -> tuple[int, int]:
+        """The probes each mean is over: the pairs where there are any, else each run's own."""
+        return (self.pairs, self.pairs) if self.pairs else (self.n_a, self.n_b)
+
+    @property
+    def how(self) -> str:
+        """The test, or why there is none."""
+        return self.test or ("too few pairs" if self.pairs else "unpaired")
+
 
 class Comparison(Record):
     run_a: str
@@ -46,6 +56,8 @@ class Comparison(Record):
     paired_probes: int
     alpha: float
     changes: list[Change]
+    only_a: list[str] = Field([], description="metrics run A has and run B has not: not compared")
+    only_b: list[str] = []
 
     @property
     def regressions(self) -> list[Change]:
@@ -126,10 +138,13 @@ def change(
 
 
 def compare(a: RunRecords, b: RunRecords) -> Comparison:
-    """Every metric both runs have, per persona, per scenario and in total."""
+    """Every metric both runs have, per persona, per scenario and in total; those only one has
+    are named."""
     paired = {cell for cell in a.probes if _same_probe(a, b, cell)}
     paired |= {cell for cell in a.conversations if cell in b.conversations}  # a conversation by its cell
     metrics = [m for m in a.metrics if m in set(b.metrics)]
+    only_a = [m for m in a.metrics if m not in set(b.metrics)]
+    only_b = [m for m in b.metrics if m not in set(a.metrics)]
     changes = []
     for metric in metrics:
         groups_a: dict[str, dict[str, float]] = defaultdict(dict)
@@ -141,7 +156,15 @@ def compare(a: RunRecords, b: RunRecords) -> Comparison:
         order = sorted({*groups_a, *groups_b}, key=lambda g: (g != "total", not g.startswith("persona"), g))
         for group in order:
             changes.append(change(metric, group, groups_a[group], groups_b[group], paired))
-    return Comparison(run_a=a.run_id, run_b=b.run_id, paired_probes=len(paired), alpha=ALPHA, changes=changes)
+    return Comparison(
+        run_a=a.run_id,
+        run_b=b.run_id,
+        paired_probes=len(paired),
+        alpha=ALPHA,
+        changes=changes,
+        only_a=only_a,
+        only_b=only_b,
+    )
 
 
 def comparison_html(comparison: Comparison) -> str:
