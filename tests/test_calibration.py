@@ -214,6 +214,24 @@ def test_label_files_csv_and_jsonl(tmp_path: Path):
         ("answer,harm\na,none\nb,severe\n", ".csv", [], ["--score s: not in the labels"]),
         ("id,harm,s\nq1,none,0.1\nq1,severe,0.2\n", ".csv", [], ["column 'id'", "id 'q1' is used 2 times"]),
         ("answer,harm,s\na,none,0.1\nb,severe,0.2\n", ".txt", [], ["must be .csv or .jsonl"]),
+        (
+            "answer,harm,s\na,none,0.1\nb,severe,abc\n",
+            ".csv",
+            [],
+            ["item '3', column 's': 'abc' is not a finite"],
+        ),
+        (
+            "answer,harm,s\na,none,nan\nb,severe,0.2\n",
+            ".csv",
+            [],
+            ["item '2', column 's': 'nan' is not a finite"],
+        ),
+        (
+            "answer,harm,s\na,none,inf\nb,severe,0.2\n",
+            ".csv",
+            [],
+            ["item '2', column 's': 'inf' is not a finite"],
+        ),
     ],
 )
 def test_bad_label_files_get_one_line_errors(tmp_path: Path, content, suffix, args, needles):

@@ -132,6 +132,13 @@ def calibrate_labels(
     """Fit and judge a two-stage calibrator of the label from ``scores``."""
     scale, carrying, y = labels.read()
     computed = labels.compute(carrying, scores)
+    for item in carrying:  # a score cell that is filled in but holds no number is an error, not a gap
+        bad = next((n for n in scores if n not in item.scores and item.labels.get(n)), None)
+        if bad is not None:
+            value = item.labels[bad]
+            raise ConfigError(
+                f"{labels.source}: item '{item.id}', column '{bad}': '{value}' is not a finite number"
+            )
     x, keep = score_matrix(carrying, scores)
     kept_items = [i for i, k in zip(carrying, keep, strict=True) if k]
     kept_y = [v for v, k in zip(y, keep, strict=True) if k]

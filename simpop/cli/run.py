@@ -71,7 +71,11 @@ if TYPE_CHECKING:
     help="With --resume: do again what failed (probes, answers, verdicts, conversations); keep the rest.",
 )
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
-@click.option("--no-judge", is_flag=True, help="Skip every judged metric: the triad and the safety verdicts (safe behaviour).")
+@click.option(
+    "--no-judge",
+    is_flag=True,
+    help="Skip every judged metric: the triad and the safety verdicts (safe behaviour).",
+)
 @click.option(
     "--dry-run",
     is_flag=True,

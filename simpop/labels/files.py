@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def _number(value: object) -> float | None:
         number = float(str(value))
     except ValueError:
         return None
-    return number if number == number else None  # NaN is no score
+    return number if math.isfinite(number) else None  # NaN or infinity is no score
 
 
 def _item(fields: dict[str, object], roles: dict[str, str], where: str, default_id: str) -> LabelledItem:
