@@ -300,6 +300,10 @@ def test_first_screen_leads_with_the_qap_matchers_accuracy(run_a):
     assert headers.index("QAP-match accuracy") < headers.index("safe behaviour")
     assert "<b>0.75</b>" in headers and "n=20" in headers
     assert 'alt="QAP-match accuracy per persona' in screen
+    # the qap_match metric pools every probe written from a QAP: another figure, another name
+    from simpop.metrics import label
+
+    assert label("qap_match") == "QAP match, every probe from a QAP" and label("qap_match") not in screen
 
 
 def test_first_screen_does_not_call_a_run_bad_everywhere_good_news(tmp_path):

@@ -31,7 +31,9 @@ class QAPMatch(Metric):
 
     name = METRIC
     shown = frozenset()
-    measures = (Measure(METRIC, "QAP-match accuracy"),)
+    # every probe written from one QAP (variants, in-scope, mistranscribed); the summary's
+    # ``accuracy``, the report's headline, is on the variants alone
+    measures = (Measure(METRIC, "QAP match, every probe from a QAP"),)
 
     def applies(self, case: Case) -> bool:
         return case.own_seed and case.source == "qap"

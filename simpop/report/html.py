@@ -157,6 +157,16 @@ def findings(analysis: WeaknessAnalysis | None, limit: int = 6) -> list[str]:
     return lines[:limit]
 
 
+# the QAP matcher's headline (summary.json's ``accuracy``): Reichenpfader et al.'s eq. 1 on the
+# bot's own questions reworded; ``qap_match`` pools every probe written from a QAP
+OWN_QUESTIONS = f"{QAP_MATCH}:own_questions"
+OWN_QUESTIONS_LABEL = "QAP-match accuracy"
+
+
+def report_label(name: str) -> str:
+    return OWN_QUESTIONS_LABEL if name == OWN_QUESTIONS else label(name)
+
+
 def qap_accuracy_rows(records: RunRecords) -> list[GroupMean]:
     """QAP-match accuracy per persona and in total (a QAP bot asked its own questions) as
     group means, so it can head the report like any metric."""
@@ -166,7 +176,7 @@ def qap_accuracy_rows(records: RunRecords) -> list[GroupMean]:
     return [
         GroupMean(
             group=row.group,
-            metric=QAP_MATCH,
+            metric=OWN_QUESTIONS,
             n=row.n,
             mean=row.accuracy,
             ci_low=row.ci_low,
@@ -206,7 +216,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["fmt"] = lambda v, d=2: "–" if v is None else f"{v:.{d}f}"
-    env.filters["label"] = label
+    env.filters["label"] = report_label
     env.filters["cefr"] = lambda v: "–" if v is None else f"{level_name(v)} ({v:.1f})"
     env.globals["colour"] = colour
     env.globals["ceiling"] = ceiling
@@ -256,7 +266,7 @@ def report_html(
         analyses=analyses,
         findings=findings(primary),
         key_figures=key_figures(records),
-        forest=forest_plot(safe_rows, f"{label(safe_rows[0].metric)} per persona (95% CI)")
+        forest=forest_plot(safe_rows, f"{report_label(safe_rows[0].metric)} per persona (95% CI)")
         if safe_rows
         else None,
         forest_metric=safe_rows[0].metric if safe_rows else None,
