@@ -41,6 +41,22 @@ class _Loader(yaml.SafeLoader):
         finally:
             self.depth -= 1
 
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """A mapping; a key written twice is an error (PyYAML keeps the last in silence)."""
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str | int | float):
+                continue
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key '{key}' is given twice", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
 
 def _children(node: Node) -> list[Node]:
     if isinstance(node, SequenceNode):

@@ -122,6 +122,12 @@ def test_the_yaml_reader_names_the_line_of_the_deep_part(tmp_path):
         read_yaml(path)
     path.write_text("name: &n [x, y]\nalso: *n\n", encoding="utf-8")  # an ordinary alias is fine
     assert read_yaml(path) == {"name": ["x", "y"], "also": ["x", "y"]}
+    # a key given twice is an error, not the last one kept in silence; a merge key is no repeat
+    path.write_text("rules:\n  - metric: m\n    min: 0.5\n    min: 0.9\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"deep.yaml: line 4 malformed YAML: the key 'min' is given twice"):
+        read_yaml(path)
+    path.write_text("base: &b {a: 1}\nmore:\n  <<: *b\n  c: 2\n", encoding="utf-8")
+    assert read_yaml(path)["more"] == {"a": 1, "c": 2}
 
 
 LOOPS = {  # the link: (the config's text in place of another, command-line options, what the error says)
