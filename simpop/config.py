@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from simpop.errors import ConfigError
 from simpop.models import QAP, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
 from simpop.models.conversation_case import ConversationCase
-from simpop.textfiles import read_text, real_path
+from simpop.textfiles import not_a_file, read_text, real_path
 from simpop.yamlfiles import load_yaml
 
 M = TypeVar("M", bound=BaseModel)
@@ -262,7 +262,7 @@ def read_jsonl(path: Path) -> list[tuple[str, dict[str, Any]]]:
 def load_qaps(path: Path) -> list[QAP]:
     """QAPs from a JSONL or CSV file with ``id`` (or ``qid``), ``question`` and ``answer``."""
     if not path.is_file():
-        raise ConfigError(f"{path}: QAP file not found")
+        raise ConfigError(f"{path}: {not_a_file(path, 'QAP file')}")
     rows: list[tuple[str, dict[str, Any]]] = []
     if path.suffix.lower() == ".csv":
         reader = csv.DictReader(io.StringIO(read_text(path), newline=""))

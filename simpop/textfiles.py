@@ -26,6 +26,14 @@ def real_path(path: Path) -> Path:
         raise
 
 
+def not_a_file(path: Path, what: str = "file") -> str:
+    """Why ``path``, which is no regular file, cannot be read as one: a folder, something else
+    (a device, a pipe), or nothing (``what`` not found)."""
+    if path.is_dir():
+        return "is a folder, not a file"
+    return "is not a regular file" if path.exists() else f"{what} not found"
+
+
 def read_text(path: Path) -> str:
     """The text of ``path``; a ConfigError for a missing file, a symlink loop or one that is not UTF-8."""
     try:

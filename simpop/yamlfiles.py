@@ -11,7 +11,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from simpop.errors import ConfigError
-from simpop.textfiles import read_text, real_path
+from simpop.textfiles import not_a_file, read_text, real_path
 
 MAX_BYTES = 1 << 20  # a config, persona or case is a few kB; PyYAML reads about 1 MiB in 5 s
 MAX_DEPTH = 50  # the deepest shipped file nests 4 levels
@@ -97,7 +97,7 @@ def load_yaml(path: Path) -> Any:
     """The YAML document in ``path``; a ConfigError naming the file for a missing, looping,
     oversized, too deeply nested, exploding or malformed one."""
     if not real_path(path).is_file():
-        raise ConfigError(f"{path}: {'is a folder, not a file' if path.is_dir() else 'file not found'}")
+        raise ConfigError(f"{path}: {not_a_file(path)}")
     size = path.stat().st_size
     if size > MAX_BYTES:
         raise ConfigError(f"{path}: {size} bytes, more than the {MAX_BYTES} a simpop YAML file may have")

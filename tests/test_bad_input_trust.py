@@ -282,3 +282,18 @@ def test_a_run_with_a_policy_naming_an_unknown_id_stops_before_it_starts(project
     result = simpop("run", "run.yaml", "--policy", "policy.yaml", cwd=project)
     assert_one_line_error(result, "policy.yaml", "field 'allow_untested': unknown id 'no-such-scenario'")
     assert_nothing_written(project)
+
+
+def test_a_folder_or_a_device_given_for_a_file_is_named_as_such(tmp_path):
+    """"file not found" for a folder or a pipe sends a user looking for a typo that is not there."""
+    import os
+
+    from simpop.textfiles import not_a_file
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert not_a_file(tmp_path) == "is a folder, not a file"
+    assert not_a_file(pipe) == "is not a regular file"
+    assert not_a_file(tmp_path / "nowhere.csv", "label file") == "label file not found"
+    with pytest.raises(ConfigError, match="pipe: is not a regular file"):
+        read_yaml(pipe)

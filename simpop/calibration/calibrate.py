@@ -23,7 +23,7 @@ from simpop.calibration.probability import Mapping, Method, auc, brier, fit
 from simpop.errors import ConfigError
 from simpop.labels.files import LabelScale
 from simpop.models import Record
-from simpop.textfiles import read_text
+from simpop.textfiles import not_a_file, read_text
 
 SCHEMA_VERSION = "1"
 Bin = tuple[float, float, int]
@@ -154,7 +154,7 @@ def calibrate(
 def read_calibrator(path: Path) -> Calibrator:
     """A calibrator file written by ``simpop calibrate``."""
     if not path.is_file():
-        raise ConfigError(f"{path}: calibrator file not found (write one with simpop calibrate)")
+        raise ConfigError(f"{path}: {not_a_file(path, 'calibrator file')} (write one with simpop calibrate)")
     try:
         return Calibrator.model_validate_json(read_text(path))
     except ValidationError as error:

@@ -15,6 +15,7 @@ from simpop.labels.table import label_table
 from simpop.models import RATING_LEVELS, HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
 from simpop.spreadsheet import safe_cell
 from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore, write_text_atomic
+from simpop.textfiles import not_a_file
 
 LABELS_FILE = "labels.jsonl"
 VERDICTS: tuple[str, ...] = get_args(HumanVerdict)
@@ -122,7 +123,7 @@ def read_label_csv(path: Path, store: RunStore) -> tuple[list[HumanLabel], int]:
     """The labelled rows of an exported (and filled-in) CSV, checked against the run; and how
     many rows have a comment but no verdict. Any bad row is a ConfigError naming its row."""
     if not path.is_file():
-        raise ConfigError(f"{path}: label file not found")
+        raise ConfigError(f"{path}: {not_a_file(path, 'label file')}")
     table = read_table(path)
     header = [level(name) for name in table[0]]
     missing = [c for c in ("cell_id", *VERDICTS) if c not in header]

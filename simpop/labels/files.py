@@ -14,7 +14,7 @@ from pathlib import Path
 from simpop.errors import ConfigError
 from simpop.models import Record
 from simpop.spreadsheet import original_cell
-from simpop.textfiles import read_text
+from simpop.textfiles import not_a_file, read_text
 
 ROLES = ("id", "question", "answer", "context")
 BOOLEAN = {
@@ -163,7 +163,7 @@ def load_label_file(path: Path, columns: dict[str, str] | None = None) -> list[L
             )
         file = found[0]
     if not file.is_file():
-        raise ConfigError(f"{file}: label file not found")
+        raise ConfigError(f"{file}: {not_a_file(file, 'label file')}")
     if file.suffix.lower() not in (".csv", ".jsonl", ".tsv"):
         raise ConfigError(f"{file}: a label file must be .csv or .jsonl")
     rows = _rows_jsonl(file) if file.suffix.lower() == ".jsonl" else _rows_csv(file)

@@ -110,8 +110,8 @@ class Retrieval(Metric):
         Measure("retrieval.f1", "F1", ceiling=TOP_K_CEILING),
         Measure("retrieval.average_precision", "average precision", table="retrieval", column="AP", rank=2),
         Measure("retrieval.reciprocal_rank", "reciprocal rank", table="retrieval", column="RR", rank=3),
-        Measure("retrieval.hit@5", "retrieval.hit@5", table="retrieval", column="hit@5", rank=4),
-        Measure("retrieval.ndcg@5", "retrieval.ndcg@5", table="retrieval", column="nDCG@5", rank=5),
+        Measure("retrieval.hit@5", "hit@5", table="retrieval", column="hit@5", rank=4),
+        Measure("retrieval.ndcg@5", "nDCG@5", table="retrieval", column="nDCG@5", rank=5),
     )
 
     def applies(self, case: Case) -> bool:
