@@ -3,7 +3,6 @@ finished run read back whole (for the report, the gate, calibration and comparis
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -33,6 +32,7 @@ from simpop.models import (
 )
 from simpop.models.registry import PLUGINS_ENV, import_plugins, plugins_allowed
 from simpop.redact import redact
+from simpop.textfiles import write_text_atomic
 
 R = TypeVar("R", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
@@ -62,25 +62,6 @@ def with_reasons(score: Score, explained: Score | None) -> Score:
     verdicts = [[(d.text, d.verdict) for d in s.details] for s in (score, explained)]
     agree = all(getattr(score, f) == getattr(explained, f) for f in same) and verdicts[0] == verdicts[1]
     return explained if agree else score
-
-
-def write_text_atomic(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    """Write ``text`` to ``path`` so a reader never sees half a file (a device or a pipe, such
-    as /dev/null, is written to, never replaced by a file); a failure is a SimpopError."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        if path.exists() and (path.is_char_device() or path.is_fifo()):
-            with path.open("w", encoding=encoding, newline="") as device:
-                device.write(redact(text))
-            return path
-        with tmp.open("w", encoding=encoding, newline="") as handle:
-            handle.write(redact(text))
-        os.replace(tmp, path)
-    except OSError as error:
-        with contextlib.suppress(OSError):  # on a read-only file system even this fails
-            tmp.unlink(missing_ok=True)
-        raise SimpopError(f"cannot write {path}: {error.strerror or error}") from None
-    return path
 
 
 def write_json_atomic(path: Path, record: BaseModel) -> None:

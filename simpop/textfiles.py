@@ -1,12 +1,16 @@
 """Reading a user's text file: UTF-8 (a byte-order mark allowed), or one line that names the
-file and where its first undecodable byte is; a path that is a symlink loop, one line naming it."""
+file and where its first undecodable byte is; a path that is a symlink loop, one line naming it.
+Writing one so that a reader never sees half of it."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import os
 from pathlib import Path
 
-from simpop.errors import ConfigError
+from simpop.errors import ConfigError, SimpopError
+from simpop.redact import redact
 
 
 def symlink_loop(path: Path) -> ConfigError:
@@ -53,3 +57,22 @@ def read_text(path: Path) -> str:
         raise ConfigError(
             f"{path}: not UTF-8 text (byte 0x{raw[error.start]:02x} on line {line}); save it as UTF-8"
         ) from None
+
+
+def write_text_atomic(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` so a reader never sees half a file (a device or a pipe, such
+    as /dev/null, is written to, never replaced by a file); a failure is a SimpopError."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        if path.exists() and (path.is_char_device() or path.is_fifo()):
+            with path.open("w", encoding=encoding, newline="") as device:
+                device.write(redact(text))
+            return path
+        with tmp.open("w", encoding=encoding, newline="") as handle:
+            handle.write(redact(text))
+        os.replace(tmp, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
+            tmp.unlink(missing_ok=True)
+        raise SimpopError(f"cannot write {path}: {error.strerror or error}") from None
+    return path

@@ -285,7 +285,7 @@ def test_a_run_with_a_policy_naming_an_unknown_id_stops_before_it_starts(project
 
 
 def test_a_folder_or_a_device_given_for_a_file_is_named_as_such(tmp_path):
-    """"file not found" for a folder or a pipe sends a user looking for a typo that is not there."""
+    """ "file not found" for a folder or a pipe sends a user looking for a typo that is not there."""
     import os
 
     from simpop.textfiles import not_a_file

@@ -231,7 +231,8 @@ print(sorted(m for m in {heavy!r} if m in sys.modules))
 
 
 def test_the_gate_draws_the_same_intervals_whatever_order_the_scores_were_written_in(tmp_path):
-    from simpop.report.gate import Policy, gate
+    from simpop.report.gate import gate
+    from simpop.report.policy import Policy
     from simpop.store import load_run
 
     safe = {("low", "in-scope"): [1] * 6, ("high", "in-scope"): [1] * 6}

@@ -15,8 +15,9 @@ from simpop.metrics.metric import unvalidated_in
 from simpop.models import RunSummary
 from simpop.report.compare import compare, mcnemar_exact, paired_bootstrap
 from simpop.report.exports import junit_xml, probes_csv
-from simpop.report.gate import Policy, gate, load_policy
+from simpop.report.gate import gate
 from simpop.report.html import findings, report_html
+from simpop.report.policy import Policy, load_policy
 from simpop.report.weakness import weakness_analysis
 from simpop.store import load_run
 from simpop.testing.hand_built import build_run

@@ -26,7 +26,8 @@ from simpop.cli.common import (
 )
 from simpop.cli.tables import FittedTable, calibration_table, fmt, labels_table
 from simpop.models import CALIBRATION_METHODS
-from simpop.store import SUMMARY_FILE, RunRecords, RunStore, write_text_atomic
+from simpop.store import SUMMARY_FILE, RunRecords, RunStore
+from simpop.textfiles import write_text_atomic
 
 if TYPE_CHECKING:
     from simpop.calibration.calibrate import Calibrator

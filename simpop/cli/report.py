@@ -21,7 +21,8 @@ from simpop.cli.common import (
 )
 from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.tables import FittedTable, fmt, gate_table
-from simpop.store import RunRecords, load_run, write_text_atomic
+from simpop.store import RunRecords, load_run
+from simpop.textfiles import write_text_atomic
 
 if TYPE_CHECKING:
     from simpop.report.gate import GateResult
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> GateResult:
     """Check ``records`` against the policy, print the checks, write the JUnit file."""
     from simpop.report.exports import JUNIT_FILE, junit_xml
-    from simpop.report.gate import gate, load_policy
+    from simpop.report.gate import gate
+    from simpop.report.policy import load_policy
     from simpop.report.policy_ids import check_policy_ids, run_ids
 
     policy = load_policy(policy_file, set(records.metrics))

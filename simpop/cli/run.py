@@ -33,7 +33,7 @@ from simpop.store import RunStore, load_run
 
 if TYPE_CHECKING:
     from simpop.models import RunConfig, RunSummary
-    from simpop.report.gate import Policy
+    from simpop.report.policy import Policy
     from simpop.run.plan import RunInputs
 
 
@@ -182,7 +182,7 @@ def policy_and_calibrator(
     policy_file: Path | None, calibrator_file: Path | None
 ) -> tuple[Policy | None, Any]:
     """A bad policy or calibrator fails before the run, and before the heavy libraries load."""
-    from simpop.report.gate import load_policy
+    from simpop.report.policy import load_policy
 
     policy = None if policy_file is None else load_policy(policy_file)
     if calibrator_file is None:

@@ -14,8 +14,8 @@ from simpop.labels.files import level, read_table
 from simpop.labels.table import label_table
 from simpop.models import RATING_LEVELS, HumanLabel, HumanVerdict, LabelTable, Probe, Response, RunSummary
 from simpop.spreadsheet import safe_cell
-from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore, write_text_atomic
-from simpop.textfiles import not_a_file
+from simpop.store import PROBES_FILE, RESPONSES_FILE, SUMMARY_FILE, RunStore
+from simpop.textfiles import not_a_file, write_text_atomic
 
 LABELS_FILE = "labels.jsonl"
 VERDICTS: tuple[str, ...] = get_args(HumanVerdict)

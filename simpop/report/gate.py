@@ -1,85 +1,20 @@
-"""The release gate: a policy of thresholds per metric (optionally per persona, scenario or
-health-literacy level), each checked against a run's mean or the pessimistic end of its 95%
-interval; the run passes when no rule is violated."""
+"""The release gate: each rule of a policy (``simpop.report.policy``) checked against a run's
+mean or the pessimistic end of its 95% interval, after the checks that the run is complete,
+tested what it planned and rests on validated judges; the run passes when no rule is violated."""
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterator
-from difflib import get_close_matches
-from pathlib import Path
-from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field
 
 from simpop.aggregate import mean
-from simpop.config import read_yaml, validate
-from simpop.errors import ConfigError
 from simpop.metrics.escalation import behaviours
-from simpop.metrics.metric import measure, measures, validations
+from simpop.metrics.metric import measure, validations
 from simpop.models import CellRecord, GroupMean, Record, Validation
+from simpop.report.policy import Basis, Policy, Rule
 from simpop.store import RunRecords
-
-Grouping = Literal["total", "persona", "scenario", "persona_scenario", "health_literacy"]
-Basis = Literal["point", "interval"]
-
-
-class Rule(Record):
-    """One threshold: ``metric`` at least ``min`` and/or at most ``max`` in every group."""
-
-    metric: str = Field(description="a metric name as in summary.json, e.g. escalation.escalated")
-    min: float | None = Field(None, strict=True, allow_inf_nan=False)
-    max: float | None = Field(None, strict=True, allow_inf_nan=False)
-    per: Grouping = Field("total", description="the groups checked one by one")
-    personas: list[str] | None = Field(None, min_length=1, description="only these personas")
-    scenarios: list[str] | None = Field(None, min_length=1, description="only these scenarios")
-    except_scenarios: list[str] = Field([], description="not these scenarios")
-    health_literacy: list[Literal["low", "medium", "high"]] | None = Field(
-        None, min_length=1, description="only these"
-    )
-    basis: Basis | None = Field(None, description="overrides the policy's basis for this rule")
-    min_n: int = Field(1, ge=1, description="fewer values in a group violate the rule")
-    why: str | None = Field(None, description="shown with a violation")
-
-    @model_validator(mode="after")
-    def _a_threshold(self) -> Rule:
-        if self.min is None and self.max is None:
-            raise ValueError("a rule needs 'min' or 'max'")
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"'min' {self.min} is above 'max' {self.max}: no value can pass")
-        both = sorted(set(self.scenarios or ()) & set(self.except_scenarios))
-        if both:
-            raise ValueError(f"scenarios and except_scenarios both name {', '.join(both)}")
-        return self
-
-
-class Policy(Record):
-    """A release policy (see ``policies/example.yaml``)."""
-
-    name: str | None = None
-    basis: Basis = Field(
-        "point",
-        description="point: the mean; interval: the lower 95% bound for a min, the upper for a max",
-    )
-    rules: list[Rule] = Field(min_length=1)
-    allow_untested: bool | list[str] = Field(
-        False,
-        description="true, or the ids of scenarios, conversation cases and personas, that may go untested "
-        "(no cell scored) without failing the gate; by default an untested one is a violation",
-    )
-    allow_unvalidated: bool | list[str] = Field(
-        False,
-        description="true, or the metrics, that a rule may rest on though their judge is not validated "
-        "(no held-out agreement, or kappa under 0.6); by default such a rule is a violation",
-    )
-
-    @field_validator("allow_untested", "allow_unvalidated", mode="before")
-    @classmethod
-    def _true_or_a_list(cls, value: object) -> object:
-        if not isinstance(value, bool | list):
-            raise ValueError("should be true, false or a list")
-        return value
 
 
 class Check(Record):
@@ -117,30 +52,6 @@ class GateResult(Record):
     @property
     def violations(self) -> list[Check]:
         return [c for c in self.checks if not c.passed]
-
-
-def _any_cutoff(name: str) -> str:
-    return re.sub(r"@\d+$", "@k", name)
-
-
-def load_policy(path: Path, known: set[str] | None = None) -> Policy:
-    """The policy in ``path``; a rule (or ``allow_unvalidated``) naming a metric that is neither
-    registered nor in ``known`` (a run's own numbers) is an error naming the rule, not a failed
-    gate."""
-    policy = validate(Policy, read_yaml(path), str(path))
-    names = set(measures()) | (known or set())
-    cutoffs = {_any_cutoff(n) for n in names}  # retrieval.hit@5 stands for hit@k with any k
-    named = [
-        (f"rule {number}: field 'metric'", rule.metric) for number, rule in enumerate(policy.rules, start=1)
-    ]
-    if isinstance(policy.allow_unvalidated, list):
-        named += [("field 'allow_unvalidated'", metric) for metric in policy.allow_unvalidated]
-    for where, metric in named:
-        if metric not in names and _any_cutoff(metric) not in cutoffs:
-            close = get_close_matches(metric, sorted(names), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise ConfigError(f"{path}: {where}: unknown metric '{metric}'{hint}")
-    return policy
 
 
 Key = tuple[str, str | None, str | None]

@@ -22,7 +22,8 @@ from simpop.report.conversation_view import conversation_view
 from simpop.report.forest_plot import forest_plot
 from simpop.report.gate import GateResult
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
-from simpop.store import RunRecords, write_text_atomic
+from simpop.store import RunRecords
+from simpop.textfiles import write_text_atomic
 
 REPORT_FILE = "report.html"
 SAFE = "safe_behaviour"

@@ -16,7 +16,7 @@ from simpop.models.conversation_case import ConversationCase
 from simpop.population.cells import builtin_ids
 
 if TYPE_CHECKING:
-    from simpop.report.gate import Policy
+    from simpop.report.policy import Policy
     from simpop.run.plan import RunInputs
     from simpop.store import RunRecords
 
