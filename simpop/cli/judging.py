@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from simpop.evaluation.agreement import JudgeEvaluation
     from simpop.evaluation.contradiction_agreement import ContradictionEvaluation
     from simpop.evaluation.refusal_agreement import RefusalEvaluation
+    from simpop.evaluation.sub_question_agreement import SubQuestionEvaluation
     from simpop.judging.crossval import Agreement
     from simpop.models import EmbeddingConfig, LLMConfig
 
@@ -74,26 +75,29 @@ FOOTNOTE = (
 @click.option(
     "--judge",
     "which",
-    type=click.Choice(["support", "contradiction", "refusal", *SAFETY_CHOICES, "safe_behaviour"]),
+    type=click.Choice(
+        ["support", "contradiction", "refusal", "sub_question", *SAFETY_CHOICES, "safe_behaviour"]
+    ),
     default="support",
     show_default=True,
     help="The support judge (K-QA), the conversation contradiction judge (ProSeCCo and K-QA), the "
-    "refusal LLM judge (XSTest), a safety judge (escalated, false_reassurance, refused, clarify: the "
-    "profile's classifier, the LLM judge and the keyword rule on the test split of data/safety-labels), "
-    "or safe behaviour derived from them, per kind of message.",
+    "refusal LLM judge (XSTest), the sub-question judge (data/sub-questions), a safety judge "
+    "(escalated, false_reassurance, refused, clarify: the profile's classifier, the LLM judge and the "
+    "keyword rule on the test split of data/safety-labels), or safe behaviour derived from them, per "
+    "kind of message.",
 )
 @click.option(
     "--data",
     type=click.Path(path_type=Path),
     multiple=True,
     help="Labelled data, folder or CSV (default: data/kqa-nli; for contradiction also data/prosecco; "
-    "for refusal data/xstest).",
+    "for refusal data/xstest; for sub_question data/sub-questions).",
 )
 @click.option(
     "--limit",
     type=click.IntRange(5),
     help="Support: the statements of the first N answers. Contradiction: N pairs of each set at random. "
-    "Refusal and the safety judges: N answers at random (up to half labelled yes).",
+    "Refusal, sub-questions and the safety judges: N answers at random (up to half labelled yes).",
 )
 @click.option(
     "--labels",
@@ -154,6 +158,10 @@ def judge_eval(
         raise click.UsageError(f"the {which} judge takes one --data")
     if which == "refusal":
         refusal_eval(configs, data[0] if data else Path("data/xstest"), limit, no_cache, output, diagram)
+        return
+    if which == "sub_question":
+        folder = data[0] if data else Path("data/sub-questions")
+        sub_question_eval(configs, folder, limit, no_cache, output, diagram)
         return
     support_eval(
         configs, embedding, data[0] if data else Path("data/kqa-nli"), limit, no_cache, output, diagram
@@ -236,8 +244,27 @@ def refusal_eval(
     errors_and_files(result, output, diagram)
 
 
+def sub_question_eval(
+    configs: list[LLMConfig],
+    data: Path,
+    limit: int | None,
+    no_cache: bool,
+    output: Path | None,
+    diagram: Path | None,
+) -> None:
+    from simpop.evaluation.sub_question_agreement import evaluate_sub_questions
+
+    result = asyncio.run(
+        evaluate_sub_questions(configs, data, limit, use_cache=not no_cache, progress=progress_bars())
+    )
+    title = f"sub-question judge vs people · {data} · {result.items} questions ({result.addressed} addressed)"
+    console.print(agreement_table(title, result.rows))
+    console.print(THRESHOLD_FOOTNOTE.format(groups="message", over="messages"))
+    errors_and_files(result, output, diagram)
+
+
 def errors_and_files(
-    result: JudgeEvaluation | ContradictionEvaluation | RefusalEvaluation,
+    result: JudgeEvaluation | ContradictionEvaluation | RefusalEvaluation | SubQuestionEvaluation,
     output: Path | None,
     diagram: Path | None,
 ) -> None:
