@@ -156,12 +156,9 @@ def judge_eval(
         return
     if len(data) > 1:
         raise click.UsageError(f"the {which} judge takes one --data")
-    if which == "refusal":
-        refusal_eval(configs, data[0] if data else Path("data/xstest"), limit, no_cache, output, diagram)
-        return
-    if which == "sub_question":
-        folder = data[0] if data else Path("data/sub-questions")
-        sub_question_eval(configs, folder, limit, no_cache, output, diagram)
+    if which in ("refusal", "sub_question"):
+        folder = data[0] if data else Path("data/xstest" if which == "refusal" else "data/sub-questions")
+        message_judge_eval(which, configs, folder, limit, no_cache, output, diagram)
         return
     support_eval(
         configs, embedding, data[0] if data else Path("data/kqa-nli"), limit, no_cache, output, diagram
@@ -222,7 +219,8 @@ def contradiction_eval(
     errors_and_files(result, output, diagram)
 
 
-def refusal_eval(
+def message_judge_eval(
+    which: str,
     configs: list[LLMConfig],
     data: Path,
     limit: int | None,
@@ -230,35 +228,28 @@ def refusal_eval(
     output: Path | None,
     diagram: Path | None,
 ) -> None:
+    """The refusal or the sub-question judge against answers people labelled, folds by message."""
     from simpop.evaluation.refusal_agreement import evaluate_refusal
-
-    result = asyncio.run(
-        evaluate_refusal(configs, data, limit, use_cache=not no_cache, progress=progress_bars())
-    )
-    title = (
-        f"refusal judge vs people · {data} · {result.items} answers ({result.refusals} refused; "
-        f"{result.partial_left_out} partial refusals left out)"
-    )
-    console.print(agreement_table(title, result.rows))
-    console.print(THRESHOLD_FOOTNOTE.format(groups="message", over="messages"))
-    errors_and_files(result, output, diagram)
-
-
-def sub_question_eval(
-    configs: list[LLMConfig],
-    data: Path,
-    limit: int | None,
-    no_cache: bool,
-    output: Path | None,
-    diagram: Path | None,
-) -> None:
     from simpop.evaluation.sub_question_agreement import evaluate_sub_questions
 
-    result = asyncio.run(
-        evaluate_sub_questions(configs, data, limit, use_cache=not no_cache, progress=progress_bars())
+    progress = progress_bars()
+    result: RefusalEvaluation | SubQuestionEvaluation
+    if which == "refusal":
+        result = asyncio.run(
+            evaluate_refusal(configs, data, limit, use_cache=not no_cache, progress=progress)
+        )
+        what = (
+            f"{result.items} answers ({result.refusals} refused; "
+            f"{result.partial_left_out} partial refusals left out)"
+        )
+    else:
+        result = asyncio.run(
+            evaluate_sub_questions(configs, data, limit, use_cache=not no_cache, progress=progress)
+        )
+        what = f"{result.items} questions ({result.addressed} addressed)"
+    console.print(
+        agreement_table(f"{which.replace('_', '-')} judge vs people · {data} · {what}", result.rows)
     )
-    title = f"sub-question judge vs people · {data} · {result.items} questions ({result.addressed} addressed)"
-    console.print(agreement_table(title, result.rows))
     console.print(THRESHOLD_FOOTNOTE.format(groups="message", over="messages"))
     errors_and_files(result, output, diagram)
 
