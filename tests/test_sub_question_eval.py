@@ -18,11 +18,13 @@ from simpop.testing.patients import judge_question, task_text, yes_no
 DATA = Path(__file__).parent.parent / "data" / "sub-questions"
 
 
-def test_the_labelled_set_loads_as_shipped():
+def test_the_labelled_sets_load_as_shipped():
     items = load_sub_questions(DATA)
     assert len(items) == 120 and len({i.group for i in items}) == 60
     assert all(i.sub_question in i.message for i in items[:1])  # the first question as written
     assert sum(i.addressed for i in items) == 51  # labelled blind, before any judge was asked
+    rag = load_sub_questions(DATA.parent / "sub-questions-rag")  # a RAG bot's answers
+    assert (len(rag), len({i.group for i in rag}), sum(i.addressed for i in rag)) == (60, 24, 26)
 
 
 def _write(folder: Path, rows: list[tuple[str, str, str, bool]]) -> None:
