@@ -24,7 +24,7 @@ from rich.progress import Progress
 
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
-from simpop.judging.crossval import Agreement, agreement, out_of_fold, threshold_fit
+from simpop.judging.crossval import Agreement, agreement, at_profile_and_fitted, out_of_fold, threshold_fit
 from simpop.judging.features import FEATURES
 from simpop.judging.profile import profile_for
 from simpop.judging.verifier import VerifierModel, feature_matrix, read_verifier, verifier_fit
@@ -145,6 +145,31 @@ async def each_probability(
         if progress is not None and task is not None:
             progress.advance(task)
     return found
+
+
+async def labelled_agreement(
+    configs: list[LLMConfig],
+    probabilities: Callable[[Judge], Awaitable[list[float | None]]],
+    verdict: str,
+    y: np.ndarray,
+    groups: list[str],
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> tuple[list[Agreement], dict[str, int]]:
+    """Each judge's P(yes) (``probabilities``) against the labels ``y``: at its profile's
+    threshold for ``verdict`` and at one fitted out of fold (folds by ``groups``); and how many
+    of its verdicts failed (counted as P(yes) 0.5)."""
+    rows: list[Agreement] = []
+    errors: dict[str, int] = {}
+    with progress if progress is not None else nullcontext():
+        for config in configs:
+            async with opened_judge(config, use_cache) as judge:
+                found = await probabilities(judge)
+            assert judge.profile is not None
+            errors[config.model] = sum(p is None for p in found)
+            p = np.array([0.5 if v is None else v for v in found])
+            rows += at_profile_and_fitted(config.model, y, p, groups, judge.profile.threshold(verdict))
+    return rows, errors
 
 
 async def judge_probabilities(

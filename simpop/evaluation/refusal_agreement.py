@@ -13,15 +13,14 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Awaitable
-from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 from rich.progress import Progress
 
 from simpop.errors import ConfigError
-from simpop.evaluation.agreement import each_probability, opened_judge
-from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
+from simpop.evaluation.agreement import each_probability, labelled_agreement
+from simpop.judging.crossval import Agreement, balanced
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
 from simpop.textfiles import read_text
@@ -104,17 +103,15 @@ async def evaluate_refusal(
     answers = balanced(everything, lambda a: a.refused, limit)
     y = np.array([a.refused for a in answers], dtype=int)
     groups = [a.group for a in answers]
-    rows: list[Agreement] = []
-    errors: dict[str, int] = {}
-    with progress if progress is not None else nullcontext():
-        for config in configs:
-            async with opened_judge(config, use_cache) as judge:
-                found = await refusal_probabilities(judge, answers, progress)
-            assert judge.profile is not None
-            errors[config.model] = sum(p is None for p in found)
-            p = np.array([0.5 if v is None else v for v in found])
-            threshold = judge.profile.threshold("refused")
-            rows += at_profile_and_fitted(config.model, y, p, groups, threshold)
+    rows, errors = await labelled_agreement(
+        configs,
+        lambda judge: refusal_probabilities(judge, answers, progress),
+        "refused",
+        y,
+        groups,
+        use_cache,
+        progress,
+    )
     return RefusalEvaluation(
         data=[str(data)],
         items=len(answers),

@@ -10,20 +10,18 @@ grouped by message (a message's two questions never in two folds)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable
-from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 from rich.progress import Progress
 
 from simpop.errors import ConfigError
-from simpop.evaluation.agreement import each_probability, opened_judge
-from simpop.judging.crossval import Agreement, at_profile_and_fitted, balanced
+from simpop.evaluation.agreement import each_probability, labelled_agreement
+from simpop.judging.crossval import Agreement, balanced
+from simpop.labels.files import jsonl_rows
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
-from simpop.textfiles import read_text
 
 ITEMS, LABELS = "items.jsonl", "labels.jsonl"
 
@@ -49,24 +47,11 @@ class SubQuestionEvaluation(Record):
     rows: list[Agreement]
 
 
-def _lines(file: Path) -> list[dict]:
-    if not file.is_file():
-        raise ConfigError(f"{file}: file not found")
-    rows = []
-    for number, line in enumerate(read_text(file).splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise ConfigError(f"{file} line {number}: not valid JSON ({error.msg})") from None
-    return rows
-
-
 def load_sub_questions(folder: Path) -> list[LabelledSubQuestion]:
     """The items of ``folder`` with their people's labels, joined by id; an item without a
     label, or a label of no item, is an error."""
-    labels = {row["id"]: row["addressed"] for row in _lines(folder / LABELS)}
-    items = _lines(folder / ITEMS)
+    labels = {row["id"]: row["addressed"] for row in jsonl_rows(folder / LABELS)}
+    items = jsonl_rows(folder / ITEMS)
     unlabelled = [row["id"] for row in items if row["id"] not in labels]
     stray = sorted(set(labels) - {row["id"] for row in items})
     if unlabelled or stray:
@@ -115,16 +100,15 @@ async def evaluate_sub_questions(
     items = balanced(load_sub_questions(data), lambda i: i.addressed, limit)
     y = np.array([i.addressed for i in items], dtype=int)
     groups = [i.group for i in items]
-    rows: list[Agreement] = []
-    errors: dict[str, int] = {}
-    with progress if progress is not None else nullcontext():
-        for config in configs:
-            async with opened_judge(config, use_cache) as judge:
-                found = await sub_question_probabilities(judge, items, progress)
-            assert judge.profile is not None
-            errors[config.model] = sum(p is None for p in found)
-            p = np.array([0.5 if v is None else v for v in found])
-            rows += at_profile_and_fitted(config.model, y, p, groups, judge.profile.threshold("addressed"))
+    rows, errors = await labelled_agreement(
+        configs,
+        lambda judge: sub_question_probabilities(judge, items, progress),
+        "addressed",
+        y,
+        groups,
+        use_cache,
+        progress,
+    )
     return SubQuestionEvaluation(
         data=[str(data)], items=len(items), addressed=int(y.sum()), judge_errors=errors, rows=rows
     )

@@ -10,6 +10,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from simpop.errors import ConfigError
 from simpop.models import Record
@@ -122,7 +123,9 @@ def _rows_csv(path: Path) -> list[dict[str, object]]:
     return [dict(zip(header, cells, strict=False)) for cells in table[1:] if any(c.strip() for c in cells)]
 
 
-def _rows_jsonl(path: Path) -> list[dict[str, object]]:
+def jsonl_rows(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file, one a line (blank lines skipped); a bad line is a
+    ConfigError naming it."""
     rows = []
     for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
@@ -166,7 +169,7 @@ def load_label_file(path: Path, columns: dict[str, str] | None = None) -> list[L
         raise ConfigError(f"{file}: {not_a_file(file, 'label file')}")
     if file.suffix.lower() not in (".csv", ".jsonl", ".tsv"):
         raise ConfigError(f"{file}: a label file must be .csv or .jsonl")
-    rows = _rows_jsonl(file) if file.suffix.lower() == ".jsonl" else _rows_csv(file)
+    rows = jsonl_rows(file) if file.suffix.lower() == ".jsonl" else _rows_csv(file)
     roles = dict(columns or {})
     unknown = [r for r in roles if r not in ROLES]
     if unknown:

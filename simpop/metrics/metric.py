@@ -227,16 +227,26 @@ def validations(judge: JudgeSummary | None, behaviours: Iterable[str] | None = N
     return found
 
 
+def scenario_validations(
+    judge: JudgeSummary | None, scenarios: list[ScenarioBrief]
+) -> dict[str, dict[str, Validation]]:
+    """Per scenario, the judged figures' validation there (a figure decided per behaviour rests
+    on the verdicts of the behaviours the scenario expects)."""
+    return {s.id: validations(judge, [s.expected_behaviour, *s.also_safe]) for s in scenarios}
+
+
 def unvalidated_in(judge: JudgeSummary | None, scenarios: list[ScenarioBrief]) -> dict[str, list[str]]:
     """Per figure decided per behaviour that is not validated in the run but is in some of its
     scenarios: the scenarios where it is not (safe behaviour: those that expect address_all)."""
     run = validations(judge)
+    per_behaviour = [
+        x.name for x in measures().values() if x.verdicts_by_behaviour is not None and x.name in run
+    ]
     found: dict[str, list[str]] = {}
-    for s in scenarios:
-        there = validations(judge, [s.expected_behaviour, *s.also_safe])
-        for x in measures().values():
-            if x.verdicts_by_behaviour is not None and x.name in run and not there[x.name].validated:
-                found.setdefault(x.name, []).append(s.id)
+    for scenario, there in scenario_validations(judge, scenarios).items():
+        for name in per_behaviour:
+            if not there[name].validated:
+                found.setdefault(name, []).append(scenario)
     return {name: ids for name, ids in found.items() if not run[name].validated and len(ids) < len(scenarios)}
 
 

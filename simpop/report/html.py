@@ -13,7 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from simpop import __version__
 from simpop.aggregate import EXAMPLES_PER_SCENARIO, worst_cells
 from simpop.metrics import ceiling, columns, higher_is_better, label, shown_in
-from simpop.metrics.metric import unvalidated_in, validations
+from simpop.metrics.metric import scenario_validations, unvalidated_in, validations
 from simpop.metrics.qap_match import METRIC as QAP_MATCH
 from simpop.models import GroupMean, MessageShapes, Probe, Response, Score, Validation
 from simpop.population.fidelity_summary import shape_rows
@@ -73,15 +73,6 @@ def trust_note(validation: dict[str, Validation], metric: str, where: list[str] 
 def trusted(validation: dict[str, Validation], metric: str) -> bool:
     """False for a judged figure whose judge is not validated."""
     return metric not in validation or validation[metric].validated
-
-
-def scenario_validations(records: RunRecords) -> dict[str, dict[str, Validation]]:
-    """Per scenario, the judged figures' validation there (safe behaviour rests on the verdicts
-    of the behaviours the scenario expects)."""
-    judge = records.summary.judge
-    return {
-        s.id: validations(judge, [s.expected_behaviour, *s.also_safe]) for s in records.scenarios.values()
-    }
 
 
 def heatmap(records: RunRecords, metric: str) -> dict[str, Any] | None:
@@ -244,7 +235,7 @@ def report_html(
         safe_rows = qap_accuracy_rows(records) or safe_rows  # the QAP matcher's own figure
     config = records.config
     validation = validations(records.summary.judge)
-    in_scenario = scenario_validations(records)
+    in_scenario = scenario_validations(records.summary.judge, records.summary.scenario_briefs)
     where = unvalidated_in(records.summary.judge, records.summary.scenario_briefs)
     env = environment()
     env.globals["trust"] = lambda metric, scenario=None: trust_note(
