@@ -1,6 +1,6 @@
 """llama.cpp settings the embedded server could use, on simpop's own question-writing calls
 (issue 45 part 2): speculative decoding with the 0.5B as draft for the 1.5B, n-gram
-speculation (no draft model), flash attention, larger micro-batches.
+speculation (no draft model), flash attention, larger micro-batches, the KV cache in 8 bits.
 
 The first ``--groups`` groups of cells of ``--config`` (the README's main command by default)
 are written by a fresh embedded server per setting, with no cache, ``--slots`` at once. For
@@ -8,7 +8,7 @@ each setting it prints the wall time, completion tokens, tokens a second, the gr
 reply was usable, and the ratio to the default setting (above 1: faster).
 
     python bench/speculative.py [--config targets/eye-first.yaml] [--groups 12] [--slots 4]
-                                [--settings default,draft,ngram,flash,ubatch]
+                                [--settings default,draft,ngram,flash,ubatch,kv8,k8]
 
 Run it on quiet cores, then beside ``python bench/busy.py``."""
 
@@ -53,12 +53,24 @@ def ubatch(params) -> None:
     params.n_batch = 2048
 
 
+def kv8(params) -> None:
+    """Keys and values cached as Q8_0 (a quantized V cache needs flash attention)."""
+    flash(params)
+    params.cache_type_k = params.cache_type_v = xllamacpp.ggml_type.GGML_TYPE_Q8_0
+
+
+def k8(params) -> None:
+    params.cache_type_k = xllamacpp.ggml_type.GGML_TYPE_Q8_0
+
+
 SETTINGS: dict[str, Callable[[object], None]] = {
     "default": lambda params: None,
     "draft": draft,
     "ngram": ngram,
     "flash": flash,
     "ubatch": ubatch,
+    "kv8": kv8,
+    "k8": k8,
 }
 
 
