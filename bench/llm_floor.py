@@ -19,28 +19,16 @@ the simulated patients are asked."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import urllib.request
 from pathlib import Path
 
+from reply_tokens import tokenizer
+
 from simpop.config import with_options
-from simpop.llm.local import embedded_server
 from simpop.llm.pace import endpoint_key, read_paces
 from simpop.run.components import load_run_config
 from simpop.run.generate import group_request, plan_groups
 from simpop.run.plan import load_inputs
-
-JSON = {"Content-Type": "application/json"}
-
-
-def tokenizer(url: str):
-    def tokens(text: str) -> int:
-        body = json.dumps({"content": text}).encode()
-        request = urllib.request.Request(url + "/tokenize", data=body, headers=JSON)
-        return len(json.load(urllib.request.urlopen(request))["tokens"])
-
-    return tokens
 
 
 def main() -> None:
@@ -66,8 +54,7 @@ def main() -> None:
         )
     inputs = load_inputs(run)
     groups = list(plan_groups(inputs).values())
-    server = embedded_server(run.llm.model_copy(update={"timeout": 60.0, "concurrency": 1}))
-    tokens = tokenizer(server.start().removesuffix("/v1"))
+    tokens = tokenizer(run.llm.model_copy(update={"timeout": 60.0, "concurrency": 1}))
     # the user message of each group's first call; the chat template's few tokens are left out
     read = sum(tokens(group_request(inputs, cells, run.seed).messages[1]["content"]) for cells in groups)
     written = len(groups) * reply

@@ -14,6 +14,7 @@ import json
 import sqlite3
 import urllib.request
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from simpop.llm.local import embedded_server
@@ -28,14 +29,20 @@ def kind(reply: str) -> str:
     return "verdicts (one token)" if len(reply) < 20 else "reasons (text)"
 
 
-def main(cache: Path) -> None:
-    url = embedded_server(LLMConfig(timeout=60, concurrency=1)).start().removesuffix("/v1")
+def tokenizer(config: LLMConfig) -> Callable[[str], int]:
+    """The token count of a text by the embedded server of ``config``'s model (started here)."""
+    url = embedded_server(config).start().removesuffix("/v1")
 
     def tokens(text: str) -> int:
         body = json.dumps({"content": text}).encode()
         request = urllib.request.Request(url + "/tokenize", data=body, headers=JSON)
         return len(json.load(urllib.request.urlopen(request))["tokens"])
 
+    return tokens
+
+
+def main(cache: Path) -> None:
+    tokens = tokenizer(LLMConfig(timeout=60, concurrency=1))
     rows = sqlite3.connect(cache / "llm-cache.sqlite").execute(
         "SELECT reply, prompt_tokens, completion_tokens FROM replies"
     )
