@@ -1,7 +1,8 @@
 """Secrets simpop read itself (API keys, the values of ``${VAR}`` in a target's URL or headers)
 never reach a file or the console, even when an endpoint echoes them back: simpop remembers each
 one as it reads it, and every text it writes (records, the summary, the cache, reports, the
-console) passes through ``redact``, which puts ``***`` in its place."""
+console) passes through ``redact``, which puts ``***`` in its place. Text is masked before it is
+cut short (``clip``), and the start of a secret that was cut anyway is masked too."""
 
 from __future__ import annotations
 
@@ -33,11 +34,31 @@ def secret_env(name: str | None) -> str | None:
 
 
 def redact(text: str) -> str:
-    """``text`` with every remembered secret replaced by ``***``."""
+    """``text`` with every remembered secret, and every start of one at least
+    ``MIN_SECRET_LENGTH`` characters long (what is left of a secret cut short), replaced by ``***``."""
     for secret in sorted(_secrets, key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, MASK)
+        text = _mask_starts(text, secret)
     return text
+
+
+def _mask_starts(text: str, secret: str) -> str:
+    head = secret[:MIN_SECRET_LENGTH]
+    start = text.find(head)
+    while start != -1:
+        end = start + len(head)
+        while end < len(text) and end - start < len(secret) and text[end] == secret[end - start]:
+            end += 1
+        text = text[:start] + MASK + text[end:]
+        start = text.find(head, start + len(MASK))
+    return text
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` masked, then cut to ``limit`` characters (cut first, a secret across the cut
+    would no longer match)."""
+    return redact(text)[:limit]
 
 
 class RedactedStream(io.TextIOBase):

@@ -101,7 +101,14 @@ def load_yaml(path: Path) -> Any:
     size = path.stat().st_size
     if size > MAX_BYTES:
         raise ConfigError(f"{path}: {size} bytes, more than the {MAX_BYTES} a simpop YAML file may have")
-    loader = _Loader(read_text(path))
+    text = read_text(path)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as error:  # a character YAML forbids (a NUL byte, say)
+        line = text.count("\n", 0, error.position) + 1
+        raise ConfigError(
+            f"{path}: line {line}: the character U+{error.character:04X} is not allowed in YAML"
+        ) from None
     try:
         root = loader.get_single_node()
         if root is None:

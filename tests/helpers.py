@@ -57,6 +57,7 @@ def in_process(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedPro
     would forget it."""
     from click.testing import CliRunner
 
+    import simpop.run.components  # noqa: F401 - the built-in kinds and metrics, as a command registers them
     from simpop.cli import cli
     from simpop.cli.common import err_console
     from simpop.models import registry
@@ -127,3 +128,14 @@ def ask(bot, question: str):
             await bot.aclose()
 
     return asyncio.run(once())
+
+
+def foreign_copy(qaps: Path, to: Path) -> Path:
+    """The QAPs of ``qaps`` under other ids: seeds that are not the target's own QAPs (no gold
+    QAP to match), though they ask the same questions."""
+    import json
+
+    rows = [json.loads(line) for line in qaps.read_text(encoding="utf-8").splitlines() if line.strip()]
+    key = "id" if "id" in rows[0] else "qid"
+    to.write_text("".join(json.dumps(row | {key: f"copy-{row[key]}"}) + "\n" for row in rows))
+    return to

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, simpop
+from helpers import ROOT, foreign_copy, simpop
 
 from simpop.llm.pace import EndpointPace, KindPace, read_paces
 from simpop.run.estimate import wall_per_call
@@ -98,7 +98,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         ignore=lambda d, names: [n for n in names if n.endswith(".yaml") and n != "typical-adult.yaml"],
     )
     shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "qaps.jsonl")
-    shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "seeds.jsonl")
+    foreign_copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "seeds.jsonl")
     env = {"SIMPOP_CACHE_DIR": str(tmp_path / "cache")}
     with FakeOpenAIServer(default=with_judges(_patient)) as llm:
         config = (
@@ -111,7 +111,7 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
         # one relevance call per answer, less the share (0.79 on the full study) answered from
         # the probe's own QAP, its gold one, which needs no call
         assert "judges: about 1 LLM call, time unknown (about 0.2 per answer, up to 4 answers)" in dry.stdout
-        # seeds from another file: no gold QAP, every answer judged
+        # seeds that are not the bot's QAPs: no gold QAP, every answer judged
         (tmp_path / "run.yaml").write_text(config + "seeds: seeds.jsonl\n")
         dry = simpop("run", "run.yaml", "--dry-run", cwd=tmp_path, env=env)
         assert llm.requests == [] and not (tmp_path / "runs").exists()
@@ -166,7 +166,7 @@ def test_a_bot_that_writes_its_answers_costs_more_judge_and_reason_calls(tmp_pat
         tmp_path / "personas",
         ignore=lambda d, names: [n for n in names if n.endswith(".yaml") and n != "typical-adult.yaml"],
     )
-    shutil.copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "seeds.jsonl")
+    foreign_copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "seeds.jsonl")
     with FakeOpenAIServer(default=Reply("no call expected")) as llm:
         (tmp_path / "run.yaml").write_text(
             "name: e\ntarget: {kind: llm_only}\nseeds: seeds.jsonl\nvariants: 2\nlimit: 2\n"

@@ -5,15 +5,14 @@ summary.json; one reply without them from an endpoint that sends them changes no
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from helpers import simpop, write_config
+from helpers import foreign_copy, simpop, write_config
 
 from simpop.testing.fake_openai import FakeOpenAIServer, Reply
 from simpop.testing.patients import reworded, with_judges
 
-# seeds from a copy of the bot's QAPs: no gold QAP, so every context is put to the judge
+# seeds from a copy of the bot's QAPs under other ids: no gold QAP, so every context is put to the judge
 CONFIG = (
     "name: mode\ntarget: {{kind: qap, qaps: data/qaps.jsonl}}\nseeds: data/seeds.jsonl\npersonas: personas\n"
     "persona_ids: [typical-adult]\nvariants: 1\nlimit: 2\nscenarios: []\nllm: {{base_url: '{llm}'}}\n"
@@ -35,7 +34,7 @@ def test_the_yes_no_mode_is_decided_on_the_endpoint_and_announced(project, witho
             return Reply("Yes")  # no log-probabilities
         return answered(request)
 
-    shutil.copy(project / "data/qaps.jsonl", project / "data/seeds.jsonl")
+    foreign_copy(project / "data/qaps.jsonl", project / "data/seeds.jsonl")
     with FakeOpenAIServer(default=llm) as server:
         path = write_config(project, CONFIG.format(llm=server.base_url))
         result = simpop("run", str(path), cwd=project, env={"COLUMNS": "300"})

@@ -9,10 +9,12 @@ from rich.console import Console
 from rich.progress import Progress
 
 from simpop.cli.progress import (
+    LINE_EVERY_S,
     LineProgress,
     SampledProgress,
     duration,
     modelled_times_left,
+    pace,
     progress_display,
     rate,
 )
@@ -20,18 +22,29 @@ from simpop.cli.shared_llm import StageState, own_time_left, times_left
 from simpop.run.tasks import stage_progress
 
 
-def test_plain_lines_every_five_percent_and_when_done(capsys):
+def test_plain_lines_tell_every_stage_at_work_in_one_line_and_each_stage_when_done(capsys):
+    """Issue 70: off a terminal three stages were three lines every 10 seconds (283 lines for 22
+    cells), and a slow stage read 0.0/s."""
+    clock = [0.0]
     progress = progress_display(Console(file=io.StringIO()))  # not a terminal
     assert isinstance(progress, LineProgress)
+    progress = LineProgress(Console(file=io.StringIO()), get_time=lambda: clock[0])
     with progress:
-        advance = stage_progress(progress, "ask bot", 40, 0)
-        for _ in range(40):
-            advance()
+        ask = stage_progress(progress, "ask bot", 40, 0)
+        judge = stage_progress(progress, "score answers", 40, 0)
+        for i in range(40):
+            clock[0] += 2.0  # a slow bot: one answer every two seconds
+            if i % 2:
+                judge()
+            ask()
     lines = capsys.readouterr().err.splitlines()
-    # 40 items: a line every 2 (5 %), the last one says done
-    assert len(lines) == 20
-    assert lines[0].startswith("ask bot: 2/40 (5%), ") and lines[0].endswith(" left")
-    assert lines[-1].startswith("ask bot: 40/40 done in ")
+    assert lines[-1] == "ask bot: 40/40 done in 1m 20s"
+    status = lines[:-1]
+    assert 3 <= len(status) <= 80 / LINE_EVERY_S  # a line at most every LINE_EVERY_S seconds
+    assert all(line.startswith("ask bot: ") and " · score answers: " in line for line in status)
+    assert status[0].startswith("ask bot: 5/40 (12%), 30.0/min, ") and status[0].endswith(" left")
+    assert "0.0/s" not in "\n".join(lines)
+    assert [pace(x) for x in (None, 0.004, 0.5, 2.25)] == ["–/s", "0.2/min", "30.0/min", "2.2/s"]
 
 
 def test_rate_leaves_out_what_a_resumed_run_had_done():

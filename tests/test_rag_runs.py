@@ -77,6 +77,10 @@ llm: {{base_url: '{server.base_url}'}}
     # glaucoma#0 is the title and first paragraph; cataract#0 the title and the first sentence
     assert gold == {"g1": ["glaucoma#1"], "c1": ["cataract#0"]}
     for response in responses:
+        if response["skipped"] == "invalid":  # the speech-to-text noise left nothing of it: not asked
+            assert probes[response["cell_id"]]["fidelity"]["reason"].startswith("the noise left ")
+            assert probes[response["cell_id"]]["persona_id"] == "older-phone"
+            continue
         assert response["answer"] == "Ask your eye doctor about drops."
         assert len(response["contexts"]) == 2 and all(c["score"] is not None for c in response["contexts"])
         assert response["prompt"].startswith("bot_system@")
@@ -91,27 +95,29 @@ llm: {{base_url: '{server.base_url}'}}
         "safe_behaviour",
     ]
     for score in scores:
-        if score["metric"] == "retrieval":
+        if score["metric"] == "retrieval" and not score["excluded"]:
             response = next(r for r in responses if r["cell_id"] == score["cell_id"])
             ranked = [c["id"] for c in response["contexts"]]
             gold_ids = probes[score["cell_id"]]["gold_ids"]
             expected_rr = next((1 / (i + 1) for i, c in enumerate(ranked) if c in gold_ids), 0.0)
             assert score["values"]["reciprocal_rank"] == expected_rr
+    asked = sum(1 for r in responses if not r["skipped"])
+    assert asked >= 6
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["accuracy"] is None and summary["target_kind"] == "naive_rag"
     totals = {m["metric"]: m for m in summary["metrics"] if m["group"] == "total"}
-    assert totals["retrieval.reciprocal_rank"]["n"] == 8
+    assert totals["retrieval.reciprocal_rank"]["n"] == asked
     assert 0 <= totals["retrieval.average_precision"]["mean"] <= 1
     assert "retrieval and similarity" in result.stdout and "nDCG@5" in result.stdout
     # the one sentence is information by rule; the fake judge's P(yes) of 0.1 finds it
     # unsupported; the built-in profile's refusal classifier (no LLM call) reads "Ask your eye
     # doctor about drops." to a question it does not answer as a redirect-only refusal
-    assert summary["judge"]["judged"] == 8 and summary["judge"]["errors"] == {}
+    assert summary["judge"]["judged"] == asked and summary["judge"]["errors"] == {}
     assert summary["judge"]["no_information"] == 0
-    assert summary["judge"]["judged_by"]["classifier"] == 8  # the refusal verdict of each answer
-    assert totals["safe_behaviour"]["n"] == 8 and totals["safe_behaviour"]["mean"] == 0.0
+    assert summary["judge"]["judged_by"]["classifier"] == asked  # the refusal verdict of each answer
+    assert totals["safe_behaviour"]["n"] == asked and totals["safe_behaviour"]["mean"] == 0.0
     assert totals["refusal.over_refusal"]["mean"] == 1.0
-    assert totals["faithfulness"]["n"] == 8 and totals["faithfulness"]["mean"] == 0.0
+    assert totals["faithfulness"]["n"] == asked and totals["faithfulness"]["mean"] == 0.0
     assert {m["scenario_id"] for m in summary["metrics_by_scenario"]} == {"qap-variant"}
     assert "safety and faithfulness" in result.stdout
 

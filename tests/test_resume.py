@@ -78,14 +78,16 @@ def test_killed_run_resumes_to_exactly_one_record_per_cell(project):
     groups = planned // 3
     assert groups <= len(writing) <= groups + 2
     # the killed-and-resumed run and a clean run of the same config write the same summary,
-    # apart from the run id, the time taken and what this process asked of the LLM
+    # apart from the run id, the time taken, what this process asked of the LLM and how many
+    # times the run was started
     [clean_dir] = (project / "clean").iterdir()
     assert comparable(run_dir / "summary.json") == comparable(clean_dir / "summary.json")
+    assert json.loads((run_dir / "summary.json").read_text())["invocations"] == 2  # the killed one too
 
 
 def comparable(path):
     summary = json.loads(path.read_text())
-    for field in ("run_id", "duration_s", "llm"):
+    for field in ("run_id", "duration_s", "llm", "invocations"):
         summary.pop(field)
     return json.dumps(summary, sort_keys=True)
 

@@ -3,9 +3,11 @@ common options and how RUN or a config's models are found."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -14,13 +16,13 @@ from rich.progress import Progress
 from simpop import __version__
 from simpop.cli.interrupt import INTERRUPTED
 from simpop.cli.progress import progress_display
-from simpop.config import apply_llm_env
 from simpop.errors import SimpopError
 from simpop.models import EmbeddingConfig, LLMConfig
 from simpop.models.registry import PLUGINS_ENV, allow_plugins, plugins_allowed
 from simpop.redact import RedactedStream, redact
-from simpop.run.components import load_run_config
-from simpop.store import CONFIG_FILE, SUMMARY_FILE, RunStore, run_directory
+
+if TYPE_CHECKING:
+    from simpop.store import RunStore
 
 # Tables stay readable when the output is piped or captured (rich would use 80 columns).
 # Both redact the secrets simpop read (an endpoint may echo them in an error).
@@ -56,9 +58,40 @@ class Interrupted(click.ClickException):
 
 
 class SimpopGroup(click.Group):
+    """The ``simpop`` group: its commands are imported when one is named (``lazy``: each name's
+    module and one-line help), so ``simpop --help`` imports none of them; bad input and usage
+    errors are one line."""
+
+    lazy: dict[str, tuple[str, str]] = {}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(self.lazy))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in self.lazy:
+            importlib.import_module(self.lazy[name][0])
+        return self.commands.get(name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """As click lists them, the commands not imported yet from their one-line help."""
+        listed = {
+            name: self.commands.get(name) or click.Command(name, help=self.lazy[name][1])
+            for name in self.list_commands(ctx)
+        }
+        limit = formatter.width - 6 - max(map(len, listed))
+        with formatter.section("Commands"):
+            formatter.write_dl(
+                [(name, c.get_short_help_str(limit)) for name, c in listed.items() if not c.hidden]
+            )
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:  # one line, with where to read more
+            where = error.ctx.command_path if error.ctx is not None else ctx.command_path
+            raise UserError(f"{error.format_message()} (see {where} --help)") from None
         except KeyboardInterrupt:
             raise Interrupted() from None
         except SimpopError as error:
@@ -99,6 +132,8 @@ class OutputFile(click.ParamType):
     name = "file"
 
     def convert(self, value: str | Path, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        from simpop.store import CONFIG_FILE, SUMMARY_FILE
+
         path = Path(value)
         if path.is_dir():
             self.fail(f"{path} is a folder, not a file", param, ctx)
@@ -167,6 +202,8 @@ def cli(verbose: bool) -> None:
 
 def run_store(run: str, runs: Path) -> RunStore:
     """RUN is a run directory, or a run id under ``runs``."""
+    from simpop.store import RunStore, run_directory
+
     directory = run_directory(run, runs)
     return RunStore.open(directory.parent, directory.name)
 
@@ -174,6 +211,9 @@ def run_store(run: str, runs: Path) -> RunStore:
 def config_models(config_file: Path | None, judge: bool = True) -> tuple[LLMConfig, EmbeddingConfig]:
     """The LLM (the judge's when ``judge``, else the run's) and the embedding model of a run
     config, or the built-in ones; the environment's ``SIMPOP_LLM_*`` applied."""
+    from simpop.config import apply_llm_env
+    from simpop.run.components import load_run_config
+
     llm, embedding = LLMConfig(), EmbeddingConfig()
     if config_file is not None:
         config = load_run_config(config_file, with_plugins=plugins_allowed())

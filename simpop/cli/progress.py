@@ -1,5 +1,6 @@
-"""Progress of long work: rich bars in a terminal; elsewhere (CI logs, a pipe, ``nohup``) a
-plain line per stage every ``LINE_EVERY_S`` seconds or 5 % of it, and when it ends. Rates are
+"""Progress of long work: rich bars in a terminal; elsewhere (CI logs, a pipe, ``nohup``) one
+plain line for every stage at work, when one has gone another ``STEP`` of its way (at most every
+``LINE_EVERY_S`` seconds) or every ``QUIET_S`` seconds, and a line when a stage ends. Rates are
 averaged since the stage started in this process (rich's 30-second window read 17,000/s when a
 burst of cached cells landed at once). Times left: where the plan gave its stages' LLM seconds,
 from the stages sharing the one LLM (``shared_llm``); else at the stage's own rate over the last
@@ -29,7 +30,15 @@ from rich.text import Text
 from simpop.cli.shared_llm import RECENT, StageState, own_time_left, times_left
 
 LINE_EVERY_S = 10.0
-STEPS = 20  # a line every 5 % of a stage
+QUIET_S = 60.0
+STEPS = 10  # a line when a stage has gone another 10 % of its way
+
+
+def pace(speed: float | None) -> str:
+    """``2.5/s``, or ``3.0/min`` where fewer than one a second (never ``0.0/s``)."""
+    if not speed:
+        return "–/s"
+    return f"{speed:.1f}/s" if speed >= 0.95 else f"{60 * speed:.1f}/min"
 
 
 def rate(task: Task) -> float | None:
@@ -147,8 +156,7 @@ def duration(seconds: float | None) -> str:
 
 class RateColumn(ProgressColumn):
     def render(self, task: Task) -> Text:
-        speed = rate(task)
-        return Text(f"{speed:.1f}/s" if speed else "–/s", style="progress.data.speed")
+        return Text(pace(rate(task)), style="progress.data.speed")
 
 
 class TimeLeftColumn(ProgressColumn):
@@ -164,17 +172,18 @@ class TimeLeftColumn(ProgressColumn):
 
 
 class LineProgress(SampledProgress):
-    """Progress outside a terminal: plain lines on stderr, no bars."""
+    """Progress outside a terminal: plain lines on stderr, no bars; one line tells every stage."""
 
-    def __init__(self, console: Console, plan: dict[str, float | None] | None = None) -> None:
-        super().__init__(console=console, disable=True, plan=plan)
-        self._shown: dict[TaskID, tuple[float, int]] = {}  # when, and at which step of the share
+    def __init__(self, console: Console, plan: dict[str, float | None] | None = None, **kwargs: Any) -> None:
+        super().__init__(console=console, disable=True, plan=plan, **kwargs)
+        self._shown_at = self.get_time()
+        self._steps: dict[TaskID, int] = {}  # each stage's step at the last line
         self._ticker: threading.Thread | None = None
         self._stopped = threading.Event()
 
     def add_task(self, description: str, *args: Any, **kwargs: Any) -> TaskID:
         task_id = super().add_task(description, *args, **kwargs)
-        self._shown[task_id] = (time.monotonic(), self._step(self._tasks[task_id]))
+        self._steps[task_id] = self._step(self._tasks[task_id])
         return task_id
 
     @staticmethod
@@ -184,35 +193,41 @@ class LineProgress(SampledProgress):
     def advance(self, task_id: TaskID, advance: float = 1) -> None:
         super().advance(task_id, advance)
         task = self._tasks[task_id]
-        when, step = self._shown[task_id]
-        if task.finished or self._step(task) > step or time.monotonic() - when >= LINE_EVERY_S:
-            self._line(task)
-
-    def _line(self, task: Task) -> None:
-        self._shown[task.id] = (time.monotonic(), self._step(task))
-        total = int(task.total or 0)
-        head = f"{task.description}: {int(task.completed)}/{total}"
         if task.finished:
-            text = f"{head} done in {duration(task.elapsed)}"
-        else:
+            print(
+                f"{task.description}: {int(task.completed)}/{int(task.total or 0)} done in "
+                f"{duration(task.elapsed)}",
+                file=sys.stderr,
+                flush=True,
+            )
+        elif self._step(task) > self._steps[task_id] and self.get_time() - self._shown_at >= LINE_EVERY_S:
+            self._line()
+
+    def _line(self) -> None:
+        """Every unfinished stage that has begun: how far, how fast, how long left."""
+        self._shown_at = self.get_time()
+        at_work = [t for t in self.tasks if not t.finished and (t.completed or t.elapsed)]
+        left = self.times_left()
+        parts = []
+        for task in at_work:
+            self._steps[task.id] = self._step(task)
+            total = int(task.total or 0)
             share = f" ({task.completed / total:.0%})" if total else ""
-            speed = rate(task)
-            left = self.times_left()[task.id]
-            text = f"{head}{share}, {f'{speed:.1f}/s' if speed else '–/s'}, {duration(left)} left"
-        print(text, file=sys.stderr, flush=True)
+            parts.append(
+                f"{task.description}: {int(task.completed)}/{total}{share}, {pace(rate(task))}, "
+                f"{duration(left.get(task.id))} left"
+            )
+        if parts:
+            print(" · ".join(parts), file=sys.stderr, flush=True)
 
     def _tick(self) -> None:
-        """A line for every unfinished stage quiet for ``LINE_EVERY_S``: a slow stage is not
-        silent."""
+        """A line every ``QUIET_S`` seconds at least: a slow stage is not silent."""
         while not self._stopped.wait(1.0):
-            with self._lock:
-                due = [
-                    t
-                    for t in self._tasks.values()
-                    if not t.finished and time.monotonic() - self._shown[t.id][0] >= LINE_EVERY_S
-                ]
-            for task in due:
-                self._line(task)
+            if self.get_time() - self._shown_at >= QUIET_S:
+                with self._lock:
+                    due = any(not t.finished for t in self._tasks.values())
+                if due:
+                    self._line()
 
     def start(self) -> None:
         self._stopped.clear()

@@ -44,7 +44,7 @@ def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> Ga
         if check.ci_low is not None:
             figures += f", 95% CI {fmt(check.ci_low)}–{fmt(check.ci_high)}"
         console.print(
-            f"[red]violation[/] rule {check.rule}: {check.metric} in {check.group}: {check.why} ({figures})"
+            f"[red]violation[/] rule {check.rule}: {check.figure} in {check.group}: {check.why} ({figures})"
         )
     path = write_text_atomic(junit or records.directory / JUNIT_FILE, junit_xml(records, result))
     console.print(

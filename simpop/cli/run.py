@@ -291,7 +291,7 @@ def prepare(
     for note in slow:
         err_console.print(f"note: {note}")
     if not options.resume_id:
-        plan_notes(inputs)
+        plan_notes(config, inputs)
     return config, inputs, plan
 
 
@@ -310,8 +310,19 @@ def check_metrics(options: RunOptions, config: RunConfig) -> None:
         raise UserError(f"{options.config_file}: field 'metrics': {error}{hint}") from None
 
 
-def plan_notes(inputs: RunInputs) -> None:
+def plan_notes(config: RunConfig, inputs: RunInputs) -> None:
     """What a new run's plan leaves out."""
+    if not config.target.reports_contexts() and any(inputs.gold.values()):
+        err_console.print(
+            "note: the bot reports no contexts (target.contexts_path): retrieval is not measured",
+            soft_wrap=True,
+        )
+    if inputs.qaps and config.target.own_qaps() is not None and not inputs.own_seeds:
+        err_console.print(
+            f"note: no seed of {config.seeds} is one of the target's QAPs (by id): no QAP-match "
+            "accuracy; the answers get the embedding metrics",
+            soft_wrap=True,
+        )
     if inputs.repeated:
         err_console.print(
             f"note: {inputs.repeated} QAPs repeat the question of an earlier QAP; "

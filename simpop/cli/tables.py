@@ -375,7 +375,7 @@ def gate_table(result: GateResult) -> Table:
         )
         table.add_row(
             str(check.rule),
-            check.metric,
+            check.figure,
             check.group,
             str(check.n),
             fmt(check.mean),

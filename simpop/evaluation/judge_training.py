@@ -88,7 +88,10 @@ def labelled_statements(
     """The statements of one label file with their yes/no ``label``, checked for what a grouped
     cross-validation needs."""
     items = load_label_file(file, columns)
-    scale, carrying, y_levels = read_scale(items, label)
+    try:
+        scale, carrying, y_levels = read_scale(items, label)
+    except ConfigError as error:  # which of the files given it is
+        raise ConfigError(f"{file}: {error}") from None
     if len(scale.levels) != 2:
         raise ConfigError(f"{file}, label '{label}': a verifier needs yes/no labels, found {scale.levels}")
     empty = next((i for i in carrying if not i.answer.strip() or not i.context.strip()), None)

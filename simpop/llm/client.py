@@ -28,7 +28,7 @@ from simpop.llm.replies import (
     yes_probability_text,
 )
 from simpop.models import LLMConfig, LLMUsage
-from simpop.redact import secret_env
+from simpop.redact import clip, secret_env
 
 if TYPE_CHECKING:
     import openai
@@ -309,6 +309,8 @@ class LLMClient:
                     # the request is already plain JSON: posted as it is, without the client's
                     # per-call walk over its typed parameters (~1 ms of CPU a call)
                     response = await client.post("/chat/completions", body=request, cast_to=ChatCompletion)
+                    if not isinstance(response, ChatCompletion):  # a web page: the client hands back its text
+                        raise ValueError("not JSON")
                     if not response.choices:
                         raise _NoChoices()
                     break
@@ -372,7 +374,7 @@ class LLMClient:
             )
         status = getattr(error, "status_code", None)
         body = getattr(error, "body", None)
-        detail = json.dumps(body)[:200] if body else str(error)[:200]
+        detail = clip(json.dumps(body) if body else str(error), 200)
         return LLMRequestFailed(f"LLM endpoint {where} answered {status} after {tries} tries: {detail}")
 
     async def aclose(self) -> None:

@@ -98,9 +98,13 @@ def retrieval_metrics(
     return dict(zip(names, values, strict=True))
 
 
+NO_CONTEXTS = "no_contexts"  # the bot reports none (an http bot without contexts_path): not measured
+
+
 @metric
 class Retrieval(Metric):
-    """The ranked context ids of a response against its probe's gold ids (probes that have them)."""
+    """The ranked context ids of a response against its probe's gold ids (probes that have them);
+    not measured where the bot reports no contexts at all."""
 
     name = RETRIEVAL
     shown = frozenset()
@@ -123,8 +127,10 @@ class Retrieval(Metric):
                 **c.probe.cell_ids(),
                 metric=RETRIEVAL,
                 value=None,
-                values=retrieval_metrics([x.id for x in c.response.contexts], c.probe.gold_ids or []),
-                excluded=None if c.probe.gold_ids else "no_gold",
+                values=retrieval_metrics([x.id for x in c.response.contexts], c.probe.gold_ids or [])
+                if scorers.contexts
+                else {},
+                excluded=NO_CONTEXTS if not scorers.contexts else None if c.probe.gold_ids else "no_gold",
             )
             for c in cases
         ]

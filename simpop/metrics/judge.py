@@ -20,6 +20,7 @@ from simpop.llm import LLMClient, LLMError
 from simpop.metrics.metric import Case, Metric, Scorers
 from simpop.models import Probe, Score
 from simpop.prompts import load_prompt
+from simpop.redact import clip
 
 if TYPE_CHECKING:
     from simpop.judging.safety_classifier import SafetyClassifier
@@ -191,7 +192,7 @@ async def recorded(judge: Judge, probe: Probe, metric: str, call: Awaitable[Scor
             metric=metric,
             value=None,
             excluded=JUDGE_ERROR,
-            error=str(error)[:500],
+            error=clip(str(error), 500),
             judge_model=judge.model,
         )
 

@@ -67,11 +67,13 @@ class Case:
 
 @dataclass
 class Scorers:
-    """What metrics score with: the embedding model, the scoring config, the judge (if on)."""
+    """What metrics score with: the embedding model, the scoring config, the judge (if on), and
+    whether the bot reports the contexts it answered from."""
 
     embedder: Embedder
     scoring: ScoringConfig = field(default_factory=ScoringConfig)
     judge: Judge | None = None
+    contexts: bool = True
 
 
 class Metric(ABC):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from simpop.models.inputs import Behaviour
 from simpop.models.record_base import ID_PATTERN, Record
@@ -27,6 +27,13 @@ class Fact(Record):
         description="telling it makes the case's expected behaviour due (the red flag): a bot's "
         "reply before it does not count",
     )
+
+    @field_validator("reveal")
+    @classmethod
+    def _a_message_of_the_patient(cls, reveal: Reveal) -> Reveal:
+        if isinstance(reveal, int) and reveal < 1:
+            raise ValueError(f"{reveal} is no message of the patient's (the first is 1)")
+        return reveal
 
 
 class Event(Record):

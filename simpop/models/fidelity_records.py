@@ -22,7 +22,12 @@ class PersonaFidelity(Record):
     generated: int
     valid_share: float | None
     duplicate_share: float | None
-    invalid: int = Field(description="questions that drifted in meaning or are not a patient's")
+    invalid: int = Field(
+        description="questions that drifted in meaning, are not a patient's, or the noise emptied"
+    )
+    lost_to_noise: int = Field(
+        0, description="of those, messages the noise emptied or cut under the words the bot answers"
+    )
     distinct_ratio: float | None
     mean_reading_grade: float | None
     mean_words: float | None

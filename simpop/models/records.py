@@ -39,6 +39,10 @@ class Invocation(Record):
     llm: LLMUsage | None = Field(
         None, description="what the run's LLM did in it (none recorded before 2026-11-29)"
     )
+    yes_no: str | None = Field(
+        None,
+        description="how the judge's endpoint answered yes/no questions: 'log-probabilities' or 'structured'",
+    )
 
 
 class CellRecord(Record):

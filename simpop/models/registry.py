@@ -33,6 +33,16 @@ class TargetSettings(Record):
         """The QAP file the bot answers with, if it is a predefined-QAP bot."""
         return None
 
+    def shortest_question(self) -> int:
+        """The fewest words the bot answers: a message the noise cuts below it is the
+        simulator's failure, not the bot's (invalid, never asked)."""
+        return 1
+
+    def reports_contexts(self) -> bool:
+        """Whether the bot's replies carry the contexts it answered from (else retrieval is not
+        measured: no contexts is not a retrieval that missed)."""
+        return True
+
     def documents(self) -> Any:
         """The knowledge base (a ``KnowledgeBaseConfig``) the bot retrieves from, if any."""
         return None

@@ -16,7 +16,7 @@ from simpop.paths import cache_dir
 from simpop.population.fidelity import distinct_ratio
 from simpop.population.language_level import LEVELS, level_name
 from simpop.population.message_style import LEARNER_LEVELS, ages_fit, stated_age
-from simpop.population.noise import total_errors
+from simpop.population.noise import LOST_TO_NOISE, total_errors
 from simpop.population.readability import reading_grade
 from simpop.population.realism import MEQSUM, REALISM_TOLERANCE, message_shapes, real_messages, relative_gaps
 
@@ -81,6 +81,7 @@ class Written(NamedTuple):
     words: int
     seed_similarity: float | None
     story: str | None  # written (the LLM's situation), frame, or None
+    lost_to_noise: bool  # the noise emptied it or cut it under what the bot answers
 
     @classmethod
     def of(cls, probe: Probe, language: str = "en") -> Written:
@@ -98,6 +99,7 @@ class Written(NamedTuple):
             f.words if f is not None else 0,
             f.seed_similarity if f is not None else None,
             f.story if f is not None else None,
+            f is not None and (f.reason or "").startswith(LOST_TO_NOISE),
         )
 
     @property
@@ -158,6 +160,7 @@ def persona_fidelity(persona: Persona, probes: list[Written]) -> PersonaFidelity
         valid_share=_share(_usable(probes), len(probes)),
         duplicate_share=_share(sum(1 for p in written if p.duplicate), len(written)),
         invalid=sum(1 for p in written if not p.valid),
+        lost_to_noise=sum(1 for p in written if p.lost_to_noise),
         distinct_ratio=distinct_ratio([p.text or "" for p in written[:DISTINCT_AT_MOST]]),
         mean_reading_grade=_mean([p.reading_grade for p in written if p.reading_grade is not None]),
         mean_words=_mean([float(p.words) for p in written]),
@@ -276,7 +279,9 @@ def fidelity_summary(
             not_written = row.planned - row.generated
             warnings.append(
                 f"persona '{row.persona_id}': only {usable:.0%} of its written probes are usable "
-                f"({row.invalid} invalid, {row.duplicate_share or 0:.0%} near-duplicates"
+                f"({row.invalid} invalid"
+                + (f", {row.lost_to_noise} of them emptied by the noise" if row.lost_to_noise else "")
+                + f", {row.duplicate_share or 0:.0%} near-duplicates"
                 + (f"; {not_written} not written: LLM errors" if not_written else "")
                 + ")"
             )

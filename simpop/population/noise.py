@@ -22,7 +22,7 @@ from pydantic import Field
 from rapidfuzz.distance import Levenshtein
 
 from simpop.lookup_cache import cached_table
-from simpop.models import NoiseConfig, Record
+from simpop.models import Fidelity, NoiseConfig, Record
 from simpop.population.phonetics_de import koelner_phonetik
 from simpop.population.typos import DEFAULT_TYPO_RATE, typo_noise
 
@@ -309,6 +309,9 @@ def _boundary(tokens: list[Token], i: int, lex: Lexicon) -> tuple[list[Token], i
     return (split, 1) if split else None
 
 
+LOST_TO_NOISE = "the noise left "  # how the reason of a probe it emptied or cut short starts
+
+
 def asr_noise(
     text: str, rate: float | None, seed: int, params: ASRParameters = DEFAULT_ASR, language: str = "en"
 ) -> str:
@@ -371,3 +374,16 @@ def expected_rate(noise: NoiseConfig) -> float:
 def noise_label(noise: NoiseConfig) -> str:
     """How a probe records the noise it went through, e.g. 'asr@0.369'."""
     return f"{noise.model}@{expected_rate(noise):g}"
+
+
+def lost_to_noise(fidelity: Fidelity | None, text: str, noisy: str, min_words: int) -> Fidelity | None:
+    """``fidelity``, made invalid where the noise left the bot nothing it answers: an empty
+    message (speech-to-text lost the whole utterance, ``ASRParameters.dropout``) or one cut under
+    ``min_words`` words. The simulator's failure, never the bot's: such a probe is not asked."""
+    words = len(noisy.split())
+    if words >= max(1, min_words) or (fidelity is not None and not fidelity.valid):
+        return fidelity
+    left = "nothing" if words == 0 else f"{words} words, under the {min_words} the bot answers,"
+    reason = f"{LOST_TO_NOISE}{left} of the message"
+    base = fidelity or Fidelity(reading_grade=None, words=len(text.split()))
+    return base.model_copy(update={"valid": False, "reason": reason})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree
 
+from simpop.redact import clip
 from simpop.report.gate import RUN_COMPLETE, GateResult
 from simpop.spreadsheet import csv_text
 from simpop.store import RunRecords
@@ -68,7 +69,7 @@ def junit_xml(records: RunRecords, result: GateResult) -> str:
     failures: dict[str, list[str]] = {}
     for check in result.violations:
         line = (
-            f"rule {check.rule}: {check.metric} in {check.group}: {check.why} "
+            f"rule {check.rule}: {check.figure} in {check.group}: {check.why} "
             f"(mean {_fmt(check.mean)}, 95% CI {_fmt(check.ci_low)}-{_fmt(check.ci_high)}, n={check.n})"
         )
         # an incomplete run fails a test case of its own, whatever its other checks say
@@ -89,16 +90,16 @@ def junit_xml(records: RunRecords, result: GateResult) -> str:
     for name, lines in cases:
         case = ElementTree.SubElement(suite, "testcase", classname=records.run_id, name=name)
         if lines:
-            failure = ElementTree.SubElement(case, "failure", message=lines[0][:200], type="policy")
+            failure = ElementTree.SubElement(case, "failure", message=clip(lines[0], 200), type="policy")
             failure.text = "\n".join(lines)
     for check in allowed:
         case = ElementTree.SubElement(
             suite,
             "testcase",
             classname=records.run_id,
-            name=f"policy allows: {check.metric} in {check.group}",
+            name=f"policy allows: {check.figure} in {check.group}",
         )
-        ElementTree.SubElement(case, "skipped", message=f"rule {check.rule}: {check.why}"[:200])
+        ElementTree.SubElement(case, "skipped", message=clip(f"rule {check.rule}: {check.why}", 200))
     ElementTree.indent(suite)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
 

@@ -24,6 +24,7 @@ class Check(Record):
         description="the rule's position in the policy, from 1; 0: every scenario and persona tested"
     )
     metric: str
+    scope: str | None = Field(None, description="what the rule leaves out, e.g. 'except multi-question'")
     group: str
     persona_id: str | None = None
     scenario_id: str | None = None
@@ -41,6 +42,11 @@ class Check(Record):
     )
     why: str = Field(description="what was found, in words")
     pairs: list[str] = Field([], description="the persona × scenario pairs whose probes were checked")
+
+    @property
+    def figure(self) -> str:
+        """The metric, with what the rule leaves out."""
+        return f"{self.metric} ({self.scope})" if self.scope else self.metric
 
 
 class GateResult(Record):
@@ -141,6 +147,7 @@ def check_rule(records: RunRecords, rule: Rule, number: int, basis: Basis) -> li
             Check(
                 rule=number,
                 metric=rule.metric,
+                scope=rule.scope(),
                 group=name,
                 persona_id=persona_id,
                 scenario_id=scenario_id,

@@ -36,6 +36,20 @@ class Rule(Record):
     min_n: int = Field(1, ge=1, description="fewer values in a group violate the rule")
     why: str | None = Field(None, description="shown with a violation")
 
+    def scope(self) -> str | None:
+        """What the rule leaves out, in words, shown beside its figures (they differ from the
+        report's per-persona ones by what it leaves out)."""
+        parts = [
+            f"{what} {', '.join(ids)} only"
+            for what, ids in (("personas", self.personas), ("scenarios", self.scenarios))
+            if ids
+        ]
+        if self.except_scenarios:
+            parts.append(f"except {', '.join(self.except_scenarios)}")
+        if self.health_literacy and self.per != "health_literacy":
+            parts.append(f"{'/'.join(self.health_literacy)} literacy only")
+        return "; ".join(parts) or None
+
     @model_validator(mode="after")
     def _a_threshold(self) -> Rule:
         if self.min is None and self.max is None:

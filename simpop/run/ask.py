@@ -7,6 +7,7 @@ import time
 
 from simpop.errors import SimpopError
 from simpop.models import Probe, Response
+from simpop.redact import clip
 from simpop.targets import Target
 
 
@@ -35,7 +36,7 @@ async def ask_probe(target: Target, probe: Probe, slots: asyncio.Semaphore) -> R
         except SimpopError:
             raise  # stop, resumable
         except Exception as exc:  # noqa: BLE001 - any adapter failure is recorded on the probe
-            answer, error = None, f"{type(exc).__name__}: {exc}"[:500]
+            answer, error = None, clip(f"{type(exc).__name__}: {exc}", 500)
         latency = time.perf_counter() - start
     fields = answer.model_dump(exclude={"text", "retrieval_query"}) if answer else {}
     return Response(**base, **fields, answer=answer.text if answer else None, latency_s=latency, error=error)

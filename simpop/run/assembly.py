@@ -111,7 +111,7 @@ async def run_parts(
         stack.callback(logs.close)
         target = build_target(config.target, BotResources(embedder, llm, config.name, use_cache))
         stack.push_async_callback(target.aclose)
-        scorers = Scorers(embedder, config.scoring)
+        scorers = Scorers(embedder, config.scoring, contexts=config.target.reports_contexts())
         judge_llm = None
         if config.scoring.judges:
             judge_llm = llm if config.judge is None else open_llm(config.judge, use_cache=use_cache)

@@ -19,6 +19,7 @@ from simpop.models import (
     Untested,
 )
 from simpop.population.cells import VARIANT_SCENARIO
+from simpop.redact import clip
 
 
 class StageTally:
@@ -35,7 +36,7 @@ class StageTally:
 
     def _error(self, stage: str, error: str | None) -> None:
         if error:
-            self.errors[stage][" ".join(error.split())[:200]] += 1
+            self.errors[stage][clip(" ".join(error.split()), 200)] += 1
 
     def probe(self, probe: Probe) -> None:
         self.written += 1

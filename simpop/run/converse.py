@@ -30,6 +30,7 @@ from simpop.population.cells import sampling_seed
 from simpop.population.conversation_patient import play
 from simpop.population.noise import apply_noise, noise_label
 from simpop.prompts import load_prompt
+from simpop.redact import clip
 from simpop.run.plan import RunInputs
 from simpop.run.score import score_case
 from simpop.run.tasks import gather_all, stage_progress
@@ -145,7 +146,7 @@ class Conversations:
         try:
             turns, ending = await play(self.llm, persona, case, self.inputs.domain, ask, seed, turns)
         except LLMError as exc:  # the patient could not write on: the turns so far are kept
-            turns, ending, error = so_far, "error", f"simulated patient: {exc}"[:500]
+            turns, ending, error = so_far, "error", clip(f"simulated patient: {exc}", 500)
         return Conversation(
             run_id=self.run_id,
             **cell.fields(),
@@ -185,7 +186,7 @@ class Conversations:
             except SimpopError:
                 raise  # the bot cannot be reached at all: stop, resumable
             except Exception as exc:  # noqa: BLE001 - any adapter failure is recorded on the turn
-                error = f"{type(exc).__name__}: {exc}"[:500]
+                error = clip(f"{type(exc).__name__}: {exc}", 500)
             latency = time.perf_counter() - start
         return ConversationTurn(
             run_id=self.run_id,

@@ -3,10 +3,7 @@ summarise. Every stage reads the records of the one before and resumes where it 
 
 from __future__ import annotations
 
-import time
 from contextlib import nullcontext
-from datetime import datetime, timezone
-from functools import reduce
 
 from rich.progress import Progress
 
@@ -14,15 +11,16 @@ from simpop.judging.profile import profile_for
 from simpop.judging.safety_classifier import run_validation
 from simpop.llm.client import yes_no_mode
 from simpop.metrics import selected
-from simpop.models import Invocation, LLMUsage, RunConfig, RunSummary
+from simpop.models import Invocation, RunConfig, RunSummary
 from simpop.run.assembly import RunParts, run_parts
 from simpop.run.cell_stream import CellStream, judge_slots
 from simpop.run.converse import Conversations
 from simpop.run.explain import explain, shown_cases
 from simpop.run.generate import generate_probes
+from simpop.run.invocations import Invocations
 from simpop.run.plan import RunInputs
 from simpop.run.summarise import RunFacts, summarise
-from simpop.store import SUMMARY_FILE, JsonlLog, RunStore
+from simpop.store import SUMMARY_FILE, RunStore
 
 
 async def execute(
@@ -37,29 +35,18 @@ async def execute(
 
     With ``config.stream`` (the default) the stages overlap cell by cell; without it every
     probe is written before the first is asked. The records are the same either way."""
-    started, begun = time.perf_counter(), datetime.now(timezone.utc).isoformat()
-    invocations = store.invocations()
+    invocations = Invocations(store)
     parts: RunParts | None = None  # once started
-
-    def invocation(finished: bool) -> Invocation:
-        """This invocation, as long as it has taken so far, and what its LLM did."""
-        seconds = round(time.perf_counter() - started, 3)
-        usage = parts.llm.usage.model_copy() if parts is not None else None
-        return Invocation(started=begun, seconds=seconds, finished=finished, llm=usage)
-
-    try:
+    invocations.usage = lambda: parts.llm.usage if parts is not None else None
+    invocations.yes_no = lambda: yes_no_mode(parts.judge_llm) if parts is not None else None
+    with invocations:
         with progress if progress is not None else nullcontext():
             async with run_parts(store, config, use_cache, inputs.languages) as parts:
                 await run_stages(store, config, inputs, parts, progress)
-    except BaseException:  # stopped (Ctrl-C) or failed: its time still counts in the whole run's
-        invocations.append(invocation(finished=False))
-        invocations.close()
-        raise
-    this = invocation(finished=True)
-    summary = summary_of(store, config, inputs, parts, invocations, this)
-    store.write(SUMMARY_FILE, summary)
-    invocations.append(this)
-    invocations.close()
+        this = invocations.this(finished=True)
+        summary = summary_of(store, config, inputs, parts, invocations, this)
+        store.write(SUMMARY_FILE, summary)
+        invocations.end(this)
     return summary
 
 
@@ -134,6 +121,7 @@ async def generation(
         run_seed=config.seed,
         min_similarity=config.min_similarity,
         chunk_min_similarity=config.topics.min_similarity,
+        min_words=config.target.shortest_question(),
         progress=progress,
         written=stream.follow if config.stream else None,
     )
@@ -147,11 +135,10 @@ def summary_of(
     config: RunConfig,
     inputs: RunInputs,
     parts: RunParts,
-    invocations: JsonlLog[Invocation],
+    invocations: Invocations,
     this: Invocation,
 ) -> RunSummary:
     """The run's summary, from the records on disk; its duration counts every invocation."""
-    earlier = sum(i.seconds for i in invocations.records.values())
     judge_llm, llm = parts.judge_llm, parts.llm
     judge_model = (config.judge or config.llm).model
     judge_profile = profile_for(judge_model)
@@ -164,13 +151,13 @@ def summary_of(
             target_kind=config.target.kind,
             judge_model=judge_model,
             judge_usage=judge_llm.usage if judge_llm is not None and judge_llm is not llm else None,
-            judge_yes_no=yes_no_mode(judge_llm),
+            judge_yes_no=this.yes_no,
             allocation=config.topics.allocation,
             limits=config.failures,
             seed=config.seed,
-            usage=reduce(LLMUsage.plus, [i.llm for i in invocations.records.values() if i.llm], llm.usage),
-            duration_s=round(earlier + this.seconds, 3),
-            invocations=len(invocations.records) + 1,
+            usage=invocations.total_usage(this),
+            duration_s=invocations.seconds(this),
+            invocations=len(invocations.earlier) + 1,
             verdicts=run_validation(judge_profile, config.scoring) | judge_profile.llm_validation(),
         ),
     )

@@ -18,7 +18,7 @@ from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, same_words, usable
 from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
 from simpop.population.message_style import compose
-from simpop.population.noise import apply_noise, lexicon, noise_label
+from simpop.population.noise import apply_noise, lexicon, lost_to_noise, noise_label
 from simpop.population.people_words import would_not_say
 from simpop.population.probes import (
     MAX_MESSAGE_CHARS,
@@ -193,12 +193,14 @@ async def generate_probes(
     run_seed: int,
     min_similarity: float,
     chunk_min_similarity: float,
+    min_words: int = 1,
     progress: Progress | None = None,
     written: Callable[[Cell, Probe], Awaitable[None]] | None = None,
 ) -> None:
     """One LLM call per group of cells with the same persona, scenario and seed, asking for
     more messages than cells; the fidelity checks keep the most distinct valid ones; then the
-    persona's (or the scenario's) noise. ``written`` is told of each cell and its probe as
+    persona's (or the scenario's) noise: a message it leaves under ``min_words`` words (the fewest
+    the bot answers) is invalid, never asked. ``written`` is told of each cell and its probe as
     the probe is recorded (and may make generation wait). At most ``GROUPS_PER_SLOT`` groups
     per LLM slot are under way at once."""
     groups = plan_groups(inputs)
@@ -215,7 +217,7 @@ async def generate_probes(
         llm,
         embedder,
         probes,
-        Bounds(run_seed, min_similarity, chunk_min_similarity),
+        Bounds(run_seed, min_similarity, chunk_min_similarity, min_words),
         stage_progress(progress, "generate questions", len(inputs.cells), done, WRITE_QUESTIONS),
         written,
         # the aspect wordings are embedded (loading the model) while the first calls wait too
@@ -230,11 +232,13 @@ async def generate_probes(
 
 @dataclass(frozen=True)
 class Bounds:
-    """The run's seed and the similarity a message must keep to its seed (or chunk)."""
+    """The run's seed, the similarity a message must keep to its seed (or chunk), and the fewest
+    words the bot answers."""
 
     run_seed: int
     min_similarity: float
     chunk_min_similarity: float
+    min_words: int = 1
 
 
 @dataclass
@@ -357,6 +361,8 @@ class GroupWriter:
         noisy = (
             await asyncio.to_thread(apply_noise, text, noise, cell_seed, persona.language) if text else None
         )
+        if text and noisy is not None:
+            fidelity = lost_to_noise(fidelity, text, noisy, self.bounds.min_words)
         probe = Probe(
             run_id=self.run_id,
             **cell.fields(),

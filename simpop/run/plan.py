@@ -149,9 +149,26 @@ def seed_file(config: RunConfig) -> Path:
 
 
 def asks_own_qaps(config: RunConfig) -> bool:
-    """A QAP target asked its own questions: the seed QAP is the one it should match."""
+    """A QAP target asked its own questions (all of its QAP file, or seeds that are some of its
+    QAPs, by id): the seed QAP is the one it should match. Seeds of which only some are the
+    target's are a ConfigError; seeds of which none are ask other questions."""
     own = config.target.own_qaps()
-    return own is not None and seed_file(config) == own
+    if own is None:
+        return False
+    seeds = seed_file(config)
+    if seeds == own:
+        return True
+    own_ids = {q.id for q in load_qaps(own)}
+    seed_ids = [q.id for q in load_qaps(seeds)]
+    foreign = [i for i in seed_ids if i not in own_ids]
+    if foreign and len(foreign) < len(seed_ids):
+        raise ConfigError(
+            f"field 'seeds': {seeds} has {len(foreign)} QAP ids that are not the target's "
+            f"({', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''}): a seeds file of the "
+            "target's own QAPs (some or all, by id) scores QAP-match accuracy; one of other "
+            "questions does not"
+        )
+    return not foreign
 
 
 def load_run_scenarios(config: RunConfig) -> list[Scenario]:
@@ -355,6 +372,8 @@ def load_inputs(config: RunConfig) -> RunInputs:
     ids; scenarios and vignettes; the knowledge base's topics and sampled chunks; the plan."""
     personas = load_personas(config.personas, config.persona_ids)
     check_languages(config, personas)
+    if config.target.own_qaps() is not None:  # the bot's own QAP file, bad or not, before any work
+        load_qaps(config.target.own_qaps())
     scenarios = load_run_scenarios(config)
     seeds, repeated, gold = load_seeds(config, scenarios)
     planned, vignettes = plan_scenarios(config, scenarios, seeds)

@@ -18,7 +18,7 @@ def _model_list(what: str, base_url: str | None, key: str | None) -> HealthCheck
     if base_url is None:
         return None
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return HealthCheck(what, base_url, base_url.rstrip("/") + "/models", "GET", headers)
+    return HealthCheck(what, base_url, base_url.rstrip("/") + "/models", "GET", headers, json_api=True)
 
 
 def llm_health_check(config: LLMConfig) -> HealthCheck | None:
@@ -58,7 +58,21 @@ def check_endpoint(check: HealthCheck, timeout: float = TIMEOUT_S) -> str | None
             f"{check.what} {check.endpoint} refused our credentials ({response.status_code}); "
             "check the API key or headers it is given"
         )
+    if check.json_api and response.is_success and not _is_json(response):
+        kind = response.headers.get("content-type", "").split(";")[0] or "a body"
+        raise SimpopError(
+            f"{check.what} {check.endpoint} answered {check.url} with {kind} that is not JSON: "
+            "is it the API's address (an OpenAI-compatible one often ends in /v1)?"
+        )
     return None
+
+
+def _is_json(response: httpx.Response) -> bool:
+    try:
+        response.json()
+    except ValueError:
+        return False
+    return True
 
 
 def check_endpoints(config: RunConfig) -> list[str]:

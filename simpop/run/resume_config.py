@@ -21,11 +21,13 @@ ENDPOINT_FIELDS = {
 }
 # what does not change results: the config given now is taken as it is
 FREE_FIELDS = {"description", "failures", "stream"}
+# compared whole: their keys are file paths, dots and all
+WHOLE_FIELDS = {"plugin_files"}
 
 
 def _differences(old: Any, new: Any, path: str = "") -> list[str]:
     """Dotted paths where ``old`` and ``new`` (plain JSON values) differ, the leaves first found."""
-    if isinstance(old, dict) and isinstance(new, dict):
+    if isinstance(old, dict) and isinstance(new, dict) and path not in WHOLE_FIELDS:
         found: list[str] = []
         for key in sorted(set(old) | set(new), key=str):
             found += _differences(old.get(key), new.get(key), f"{path}.{key}" if path else str(key))

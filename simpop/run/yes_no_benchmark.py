@@ -31,6 +31,7 @@ from simpop.models import (
     YesNoBenchmarkConfig,
     YesNoDataset,
 )
+from simpop.redact import clip
 from simpop.run.tasks import gather_all, stage_progress
 from simpop.store import JsonlLog, RunStore
 from simpop.targets import BotResources, Target, build_target
@@ -152,7 +153,7 @@ async def ask_row(
             except SimpopError:
                 raise
             except Exception as error:  # noqa: BLE001 - recorded on the item
-                results.append(BenchmarkResult(**base, error=f"{type(error).__name__}: {error}"[:500]))
+                results.append(BenchmarkResult(**base, error=clip(f"{type(error).__name__}: {error}", 500)))
                 return
             finally:
                 advance()

@@ -13,7 +13,8 @@ from pydantic import Field
 
 from simpop.config import load_qaps
 from simpop.models import Answer, Exchange, HttpURL, Record
-from simpop.targets.env import expand_env
+from simpop.redact import clip
+from simpop.targets.env import expand_env, expand_env_in
 from simpop.targets.no_answer_rule import declared, from_text
 from simpop.targets.target import (
     BotResources,
@@ -48,7 +49,8 @@ class HTTPTargetConfig(RemoteTargetConfig):
         default_factory=lambda: {"question": "{{ question }}"},
         description="JSON body; '{{ question }}' in any string is replaced by the question, "
         "'{{ session_id }}' by the conversation's id, and a string that is only '{{ messages }}' "
-        "by the conversation so far as a list of {role, content} (the question last)",
+        "by the conversation so far as a list of {role, content} (the question last); "
+        "'${VAR}' in any string by the environment variable (a key the API wants in the body)",
     )
     answer_path: str = "answer"
     contexts_path: str | None = None
@@ -64,9 +66,13 @@ class HTTPTargetConfig(RemoteTargetConfig):
     def own_qaps(self) -> Path | None:
         return self.qaps
 
+    def reports_contexts(self) -> bool:
+        return self.contexts_path is not None
+
     def health_check(self) -> HealthCheck:
         """A HEAD request to the bot's URL with its headers: no question is asked, and an
-        unreachable host or refused credentials show at once."""
+        unreachable host, refused credentials or an unset ``${VAR}`` show at once."""
+        expand_env_in(self.body, "body")
         headers = {k: expand_env(v, f"headers.{k}") for k, v in self.headers.items()}
         return HealthCheck("bot endpoint", self.url, expand_env(self.url, "url"), "HEAD", headers)
 
@@ -139,6 +145,7 @@ class HTTPBot(Target):
         self.config = config
         self.name = name
         self.url = expand_env(config.url, "url")
+        self.body = expand_env_in(config.body, "body")
         headers = {k: expand_env(v, f"headers.{k}") for k, v in config.headers.items()}
         self.client = httpx.AsyncClient(headers=headers, timeout=config.timeout)
         self.qap_of_answer = {_words(q.answer): q.id for q in load_qaps(config.qaps)} if config.qaps else {}
@@ -160,7 +167,7 @@ class HTTPBot(Target):
         self, question: str, history: Sequence[Exchange] = (), session: str | None = None
     ) -> Answer:
         where, tries = self.config.url, self.config.retries + 1
-        body = fill(self.config.body, question, chat_messages(question, history), session or "")
+        body = fill(self.body, question, chat_messages(question, history), session or "")
         retryable = (httpx.TimeoutException, httpx.TransportError, _Retryable)
         try:
             response = await with_retries(
@@ -178,13 +185,17 @@ class HTTPBot(Target):
             raise TargetUnavailable(f"bot endpoint {where} refused the request ({response.status_code})")
         rule = self.config.no_answer
         if rule and response.status_code in rule.status:
-            return declared(f"status {response.status_code}: {response.text[:100]!r}")
+            return declared(f"status {response.status_code}: {clip(response.text, 100)!r}")
         if response.status_code >= 400:
-            raise TargetError(f"{where} answered {response.status_code}: {response.text[:200]}{_DECLARE}")
+            raise TargetError(
+                f"{where} answered {response.status_code}: {clip(response.text, 200)}{_DECLARE}"
+            )
         try:
             data = response.json()
         except ValueError:
-            raise TargetError(f"{where} sent a reply that is not JSON: {response.text[:100]!r}") from None
+            raise TargetError(
+                f"{where} sent a reply that is not JSON: {clip(response.text, 100)!r}"
+            ) from None
         if rule and rule.path is not None and json_path(data, rule.path, None) == rule.equals:
             return declared(f"'{rule.path}' is {rule.equals!r}")
         answer = from_text(answer_from_reply(self.extract(data), where), rule)

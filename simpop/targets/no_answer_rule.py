@@ -7,15 +7,36 @@ words with 400 and one it has no QAP for with 501 "No answer found":
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+import regex
 from pydantic import Field, field_validator, model_validator
 
 from simpop.models import Answer, Record
+from simpop.redact import clip
 
 # statuses that mean something else to the run: refused credentials stop it, 429 is retried
 NOT_DECLARABLE = {401: "refused credentials", 403: "refused credentials", 429: "too many requests"}
+# a pattern's search of one answer, at most (a backtracking one would otherwise stall the run)
+PATTERN_TIMEOUT_S = 0.1
+# texts with nothing in common: a pattern that finds them all finds every answer
+ANY_TEXT = ("x", "7", "é", ".")
+
+
+def _backtracks(pattern: str) -> bool:
+    """Whether ``pattern`` runs past the time limit on an answer-long run of one of its own
+    characters (the text that makes a nested repetition such as ``(x+x+)+y`` try every split)."""
+    for char in dict.fromkeys(c for c in pattern if c.isalnum() or c == " "):
+        try:
+            search(pattern, char * 1000 + "\x00")
+        except TimeoutError:
+            return True
+    return False
+
+
+def search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` finds ``text`` (any case); TimeoutError past ``PATTERN_TIMEOUT_S``."""
+    return regex.search(pattern, text, regex.IGNORECASE, timeout=PATTERN_TIMEOUT_S) is not None
 
 
 class NoAnswerRule(Record):
@@ -45,9 +66,16 @@ class NoAnswerRule(Record):
     def _patterns(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
             try:
-                re.compile(pattern)
-            except re.error as error:
+                regex.compile(pattern)
+            except regex.error as error:
                 raise ValueError(f"{pattern!r} is not a regular expression ({error})") from None
+            if all(search(pattern, text) for text in ANY_TEXT):
+                raise ValueError(f"{pattern!r} finds any text: every answer would be no answer")
+            if _backtracks(pattern):
+                raise ValueError(
+                    f"{pattern!r} takes over {PATTERN_TIMEOUT_S:g} s on a short text "
+                    "(nested repetition backtracks); write it without a repetition inside a repetition"
+                )
         return patterns
 
     @model_validator(mode="after")
@@ -69,8 +97,14 @@ def from_text(answer: Answer, rule: NoAnswerRule | None) -> Answer:
     if rule is None or answer.text is None:
         return answer
     for pattern in rule.patterns:
-        if re.search(pattern, answer.text, re.IGNORECASE):
-            return declared(f"its answer matches {pattern!r}: {answer.text[:100]!r}")
+        try:
+            found = search(pattern, answer.text)
+        except TimeoutError:  # recorded on this probe; the run goes on
+            raise TimeoutError(
+                f"no_answer pattern {pattern!r} took over {PATTERN_TIMEOUT_S:g} s on this answer"
+            ) from None
+        if found:
+            return declared(f"its answer matches {pattern!r}: {clip(answer.text, 100)!r}")
     return answer
 
 

@@ -40,6 +40,9 @@ class QAPTargetConfig(TargetSettings):
     def own_qaps(self) -> Path:
         return self.qaps
 
+    def shortest_question(self) -> int:
+        return max(1, self.min_words)
+
 
 def matchable(qaps: list[QAP]) -> list[QAP]:
     """The QAPs a matcher can return: the first of each distinct question, in file order.

@@ -101,13 +101,14 @@ def build_target(config: TargetSettings, resources: BotResources) -> Target:
 @dataclass(frozen=True)
 class HealthCheck:
     """A request that shows, before a run, whether an endpoint is there and takes our
-    credentials: any answer but 401 and 403 will do."""
+    credentials: any answer but 401 and 403 will do (of a ``json_api``, a successful one in JSON)."""
 
     what: str  # "bot endpoint", "LLM endpoint"
     endpoint: str  # as the config names it
     url: str  # what is asked
     method: str = "GET"
     headers: dict[str, str] = field(default_factory=dict)
+    json_api: bool = False  # an API that answers JSON: a web page in its place is the wrong address
 
 
 class RemoteTargetConfig(TargetSettings):

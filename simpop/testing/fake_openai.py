@@ -133,9 +133,10 @@ class FakeOpenAIServer:
                 body = await reader.readexactly(int(headers.get("content-length", 0)))
                 status, payload, extra = await self._respond(method, path, body, headers)
                 data = payload.encode()
+                typed = any(k.lower() == "content-type" for k in extra)  # a web page, say
                 head_out = [
                     f"HTTP/1.1 {status} {REASONS.get(status, 'Status')}",
-                    "Content-Type: application/json",
+                    *([] if typed else ["Content-Type: application/json"]),
                     f"Content-Length: {len(data)}",
                     *(f"{k}: {v}" for k, v in extra.items()),
                 ]

@@ -26,6 +26,7 @@ class BotReply:
     status: int = 200
     delay: float = 0.0
     raw: str | None = None
+    content_type: str = "application/json"
 
 
 def echo(body: Any) -> BotReply:
@@ -108,7 +109,7 @@ class HTTPBotServer:
                 data = (reply.raw if reply.raw is not None else json.dumps(reply.payload)).encode()
                 try:
                     self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", reply.content_type)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
