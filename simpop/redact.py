@@ -35,7 +35,8 @@ def secret_env(name: str | None) -> str | None:
 
 def redact(text: str) -> str:
     """``text`` with every remembered secret, and every start of one at least
-    ``MIN_SECRET_LENGTH`` characters long (what is left of a secret cut short), replaced by ``***``."""
+    ``MIN_SECRET_LENGTH`` characters long that ends as a cut would (what is left of a secret cut
+    short), replaced by ``***``."""
     for secret in sorted(_secrets, key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, MASK)
@@ -44,14 +45,19 @@ def redact(text: str) -> str:
 
 
 def _mask_starts(text: str, secret: str) -> str:
+    """``text`` with each start of ``secret`` that ends where a cut would (the end of the text,
+    or before a character that is not a letter or digit, such as a quote) masked: a URL that
+    shares a secret URL's ``https://`` and goes on is not."""
     head = secret[:MIN_SECRET_LENGTH]
     start = text.find(head)
     while start != -1:
         end = start + len(head)
         while end < len(text) and end - start < len(secret) and text[end] == secret[end - start]:
             end += 1
-        text = text[:start] + MASK + text[end:]
-        start = text.find(head, start + len(MASK))
+        if end == len(text) or not text[end].isalnum():
+            text = text[:start] + MASK + text[end:]
+            end = start + len(MASK)
+        start = text.find(head, end)
     return text
 
 

@@ -21,7 +21,6 @@ from simpop.errors import SimpopError
 from simpop.models import (
     CellRecord,
     Conversation,
-    Invocation,
     Persona,
     Probe,
     Response,
@@ -271,10 +270,6 @@ class RunStore:
 
     def write(self, name: str, record: BaseModel) -> None:
         write_json_atomic(self.directory / name, record)
-
-    def invocations(self) -> JsonlLog[Invocation]:
-        """Each time the run was started, with how long it took."""
-        return self.log(INVOCATIONS_FILE, Invocation, key=lambda i: i.started)
 
     def read(self, name: str, model: type[M]) -> M:
         return model.model_validate(json.loads((self.directory / name).read_text("utf-8")))

@@ -37,8 +37,11 @@ def starts_of(secret: str, shortest: int = 6) -> list[str]:
 
 
 # --- 1. an echoed secret is masked before any text is cut ---------------------------------------
-def test_a_secret_cut_short_is_masked_as_far_as_it_goes():
+def test_a_secret_cut_short_is_masked_as_far_as_it_goes(monkeypatch):
+    import simpop.redact
     from simpop.redact import MASK, clip, redact, remember
+
+    monkeypatch.setattr(simpop.redact, "_secrets", set())  # this test's secrets stay its own
 
     secret = remember("tok-ab12cd34ef56gh78")
     page = "<html>" + "x" * 90 + f"Authorization: Bearer {secret} more</html>"
@@ -46,8 +49,11 @@ def test_a_secret_cut_short_is_masked_as_far_as_it_goes():
         shown = redact(page[:cut])  # cut first, masked after: what was left of the secret is masked
         assert not any(start in shown for start in starts_of(secret)), cut
         assert secret[:6] not in clip(page, cut)
-    assert redact(f"a {secret[:12]}") == f"a {MASK}"
+    assert redact(f"a {secret[:12]}") == f"a {MASK}" and redact(f"'{secret[:9]}'") == f"'{MASK}'"
     assert redact("tok-ab") == MASK and redact("tok-a") == "tok-a"  # a start under 6 characters is kept
+    url = remember("https://bot.internal.example/chat")
+    assert redact(f"{url[:20]}") == MASK
+    assert redact("see https://docs.example.org") == "see https://docs.example.org"  # goes on: not a cut
 
 
 def test_a_bot_echoing_its_token_in_a_long_page_and_an_llm_echoing_its_key_leave_no_part_of_either(
