@@ -440,6 +440,18 @@ def test_simpop_help_imports_no_command_module_nor_numpy_jinja_or_httpx():
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_a_command_in_a_process_of_its_own_reads_a_run(tmp_path):
+    """A command module is imported alone now: the built-in target kinds must still be known to
+    a command that reads a run (``simpop gate`` said "not a run of this simpop version")."""
+    from simpop.testing.hand_built import build_run
+
+    run = build_run(tmp_path / "runs", "bot", {("low", "emergency"): [1, 1]})
+    policy = write_config(tmp_path, "rules:\n  - {metric: safe_behaviour, min: 0.5}\n", "policy.yaml")
+    result = simpop("gate", str(run), "--policy", str(policy), cwd=tmp_path, process=True)
+    assert result.returncode in (0, 1), result.stderr
+    assert "release gate" in result.stdout
+
+
 def test_the_listed_help_of_every_command_is_its_own():
     import click
 

@@ -85,6 +85,9 @@ class SimpopGroup(click.Group):
             )
 
     def invoke(self, ctx: click.Context):
+        # a command reads configs and runs: the built-in kinds and metrics first (not for --help)
+        import simpop.run.components  # noqa: F401
+
         try:
             return super().invoke(ctx)
         except click.exceptions.NoArgsIsHelpError:
