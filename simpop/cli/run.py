@@ -328,6 +328,12 @@ def plan_notes(config: RunConfig, inputs: RunInputs) -> None:
             f"note: {inputs.repeated} QAPs repeat the question of an earlier QAP; "
             "only the first of each is used as a seed"
         )
+    if inputs.equivalents:
+        err_console.print(
+            f"note: {len(inputs.equivalents)} seed QAPs have equivalents in the bot's catalogue (the "
+            "same question or answer); a match to one counts as right (summary.json: seed_equivalents)",
+            soft_wrap=True,
+        )
     no_gold = sum(1 for gold in inputs.gold.values() if gold == [])
     if no_gold:
         err_console.print(

@@ -59,6 +59,7 @@ class Case:
     safe_concept: str = ""
     reference: str | None = None  # the seed QAP's answer, for a probe written from one seed QAP
     own_seed: bool = False  # the seed QAP is one of the target's own: the one it should match
+    equivalent: tuple[str, ...] = ()  # the target's QAPs that answer it as well as the seed QAP
 
     @property
     def excluded(self) -> str | None:

@@ -8,12 +8,14 @@ from simpop.models import Probe, Response, Score
 METRIC = "qap_match"
 
 
-def qap_match(probe: Probe, response: Response) -> Score:
-    """Correct iff the bot matched the probe's seed QAP; no answer counts as an error.
+def qap_match(probe: Probe, response: Response, equivalent: tuple[str, ...] = ()) -> Score:
+    """Correct iff the bot matched the probe's seed QAP, or a QAP of its catalogue ``equivalent``
+    to it (the same question or answer); no answer counts as an error.
 
     Reichenpfader et al. count a variation as correctly answered when the predefined QAP the
-    matcher returns is the one the variation was generated from. Cells without a question to
-    ask (duplicate or failed generation) or without a reply (target error) are excluded.
+    matcher returns is the one the variation was generated from; a catalogue's duplicates
+    answer it as well (issue 71). Cells without a question to ask (duplicate or failed
+    generation) or without a reply (target error) are excluded.
     """
     ids = probe.cell_ids()
     if response.excluded:
@@ -21,7 +23,7 @@ def qap_match(probe: Probe, response: Response) -> Score:
     if response.matched_id is None:  # no answer, or an answer that is none of its QAPs'
         label = "no_answer" if response.answer is None else "wrong"
         return Score(**ids, metric=METRIC, value=0.0, label=label, reason=response.no_answer_reason)
-    correct = response.matched_id == probe.seed_id
+    correct = response.matched_id == probe.seed_id or response.matched_id in equivalent
     return Score(**ids, metric=METRIC, value=float(correct), label="correct" if correct else "wrong")
 
 
@@ -39,4 +41,4 @@ class QAPMatch(Metric):
         return case.own_seed and case.source == "qap"
 
     async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:
-        return [qap_match(c.probe, c.response) for c in cases]
+        return [qap_match(c.probe, c.response, c.equivalent) for c in cases]

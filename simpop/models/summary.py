@@ -302,6 +302,11 @@ class RunSummary(Record):
     seeds_without_gold: list[str] = Field(
         [], description="seed QAPs with no gold chunk in the knowledge base: no retrieval scores"
     )
+    seed_equivalents: dict[str, list[str]] = Field(
+        {},
+        description="seed QAPs with equivalents in the bot's catalogue (the same question or answer): "
+        "a match to one of them counts as right",
+    )
     accuracy: QAPAccuracy | None = None
     metrics: list[GroupMean] = Field([], description="every metric per persona and in total")
     metrics_by_scenario: list[GroupMean] = []

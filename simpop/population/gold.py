@@ -1,8 +1,10 @@
-"""Gold relevance of a QAP-derived probe: the knowledge-base chunks that hold the QAP's answer."""
+"""Gold relevance of a QAP-derived probe: the QAPs of the bot's catalogue that answer it, or the
+knowledge-base chunks that hold the QAP's answer."""
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 
 from simpop.models import QAP, Chunk
 
@@ -52,3 +54,28 @@ def gold_chunk_ids(qap: QAP, chunks: list[Chunk], threshold: float = MIN_CONTAIN
         candidates = [c for c in chunks if c.doc_id in documents]
     answer = shingles(qap.answer)
     return [c.id for c in candidates if containment(shingles(c.text), answer) >= threshold]
+
+
+def _words(text: str) -> str:
+    """The words of ``text``, case-folded, without what it puts in brackets (MedQuAD's "What is
+    (are) Glaucoma ?" asks "What is glaucoma?")."""
+    return " ".join(_WORD.findall(re.sub(r"\([^)]*\)", " ", text).casefold()))
+
+
+def equivalent_qaps(qaps: list[QAP]) -> dict[str, list[str]]:
+    """Each QAP that has any, with the other QAPs of its catalogue that answer it as well: the same
+    question or the same answer, case, spacing, punctuation and brackets aside (catalogues merged from
+    several sources repeat questions). A bot that returns one of them answered right, as a real
+    message is answered right by any QAP that answers it (issue 71)."""
+    by_question: dict[str, list[str]] = defaultdict(list)
+    by_answer: dict[str, list[str]] = defaultdict(list)
+    for qap in qaps:
+        by_question[_words(qap.question)].append(qap.id)
+        by_answer[_words(qap.answer)].append(qap.id)
+    found = {}
+    for qap in qaps:
+        same = dict.fromkeys([*by_question[_words(qap.question)], *by_answer[_words(qap.answer)]])
+        others = [i for i in same if i != qap.id]
+        if others:
+            found[qap.id] = others
+    return found

@@ -58,7 +58,8 @@ def run_sweep(records: RunRecords) -> ThresholdSweep:
     if kind != "qap":
         raise ValueError(f"run {records.run_id} is of a {kind} target; only a QAP matcher has a threshold")
     current = getattr(records.config.target, "threshold", None)
-    return sweep_threshold(list(records.probes.values()), records.responses, current)
+    equivalents = records.summary.seed_equivalents
+    return sweep_threshold(list(records.probes.values()), records.responses, current, equivalents=equivalents)
 
 
 def sweep_threshold(
@@ -66,8 +67,10 @@ def sweep_threshold(
     responses: dict[str, Response],
     current: float | None = None,
     thresholds: tuple[float, ...] = THRESHOLDS,
+    equivalents: dict[str, list[str]] | None = None,
 ) -> ThresholdSweep:
-    """Re-decide every scored answer at each threshold (``responses`` by cell id)."""
+    """Re-decide every scored answer at each threshold (``responses`` by cell id); a match to a
+    QAP ``equivalents`` names for the seed is right, as QAP-match accuracy counts it."""
     answerable: list[tuple[Probe, str | None, float | None]] = []
     unanswerable: list[float | None] = []
     for probe in probes:
@@ -82,7 +85,9 @@ def sweep_threshold(
     rows = []
     for t in thresholds:
         matched = [(p, b) for p, b, s in answerable if s is not None and s >= t]
-        correct = sum(1 for p, b in matched if b in (p.gold_ids or []))
+        correct = sum(
+            1 for p, b in matched if b in [*(p.gold_ids or []), *(equivalents or {}).get(p.seed_id, [])]
+        )
         answered = sum(1 for s in unanswerable if s is not None and s >= t)
         rows.append(
             ThresholdRow(

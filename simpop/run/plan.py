@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
 from simpop.config import load_conversation_cases, load_personas, load_qaps, load_scenarios, load_vignettes
 from simpop.embed import Embedder
@@ -44,11 +43,10 @@ from simpop.population.cells import (
     vignette_id,
 )
 from simpop.population.conversation_patient import RenderedCase
-from simpop.population.gold import gold_chunk_ids
 from simpop.population.probes import ProbeSource
 from simpop.population.strata import Topics, knowledge_topics
 from simpop.run.language_checks import check_case_languages, check_languages
-from simpop.targets.qap import matchable
+from simpop.run.seeds import asks_own_qaps, load_seeds
 
 
 @dataclass
@@ -68,6 +66,7 @@ class RunInputs:
     topics: Topics | None = None
     chunk_gold: bool = False
     own_seeds: bool = False
+    equivalents: dict[str, list[str]] = field(default_factory=dict)  # a seed's equivalent QAPs
     cases: dict[str, ConversationCase] = field(default_factory=dict)
     conversations: list[Cell] = field(default_factory=list)
     language: str = "en"  # the bot's, its QAPs' and knowledge base's
@@ -128,47 +127,13 @@ class RunInputs:
             safe_concept=scenario.safe_concept,
             reference=self.qap_by_id[probe.seed_id].answer if one_seed else None,
             own_seed=self.own_seeds,
+            equivalent=tuple(self.equivalents.get(probe.seed_id, ())),
         )
 
     def topic(self, cell: Cell) -> str | None:
         if self.topics is None or self.scenarios[cell.scenario_id].source != "chunks":
             return None
         return self.topics.label(cell.seed_id.split("+")[0])
-
-
-def seed_file(config: RunConfig) -> Path:
-    """The QAP file the patients rephrase: ``seeds``, else a QAP target's own QAPs."""
-    if config.seeds is not None:
-        return config.seeds
-    if config.target.own_qaps() is not None:
-        return config.target.own_qaps()
-    raise ConfigError(
-        f"field 'seeds': required for a {config.target.kind} target when variants or QAP-seeded "
-        "scenarios are run (a QAP file to rephrase)"
-    )
-
-
-def asks_own_qaps(config: RunConfig) -> bool:
-    """A QAP target asked its own questions (all of its QAP file, or seeds that are some of its
-    QAPs, by id): the seed QAP is the one it should match. Seeds of which only some are the
-    target's are a ConfigError; seeds of which none are ask other questions."""
-    own = config.target.own_qaps()
-    if own is None:
-        return False
-    seeds = seed_file(config)
-    if seeds == own:
-        return True
-    own_ids = {q.id for q in load_qaps(own)}
-    seed_ids = [q.id for q in load_qaps(seeds)]
-    foreign = [i for i in seed_ids if i not in own_ids]
-    if foreign and len(foreign) < len(seed_ids):
-        raise ConfigError(
-            f"field 'seeds': {seeds} has {len(foreign)} QAP ids that are not the target's "
-            f"({', '.join(foreign[:3])}{' ...' if len(foreign) > 3 else ''}): a seeds file of the "
-            "target's own QAPs (some or all, by id) scores QAP-match accuracy; one of other "
-            "questions does not"
-        )
-    return not foreign
 
 
 def load_run_scenarios(config: RunConfig) -> list[Scenario]:
@@ -311,27 +276,6 @@ def check_safety_languages(config: RunConfig, personas: list[Persona]) -> None:
             ) from None
 
 
-def load_seeds(
-    config: RunConfig, scenarios: list[Scenario]
-) -> tuple[list[QAP], int, dict[str, list[str] | None]]:
-    """The first ``limit`` QAPs with a distinct question (more where a multi-question scenario
-    combines more: a message of several questions needs that many), how many repeat an earlier
-    one, and each seed's gold ids (its own QAP, or the knowledge-base chunks that hold its answer)."""
-    if not config.variants and not any(s.source in ("qap", "multi_question") for s in scenarios):
-        return [], 0, {}
-    qaps = load_qaps(seed_file(config))
-    distinct = matchable(qaps)
-    combined = [max(s.combine) for s in scenarios if s.source == "multi_question"]
-    seeds = distinct[: max([config.limit, *combined])]
-    gold: dict[str, list[str] | None] = dict.fromkeys((q.id for q in seeds), None)
-    if asks_own_qaps(config):
-        gold = {q.id: [q.id] for q in seeds}
-    elif config.target.documents() is not None:
-        chunks = load_chunks(config.target.documents())
-        gold = {q.id: gold_chunk_ids(q, chunks) for q in seeds}
-    return seeds, len(qaps) - len(distinct), gold
-
-
 def plan_scenarios(
     config: RunConfig, scenarios: list[Scenario], seeds: list[QAP]
 ) -> tuple[list[PlannedScenario], dict[str, dict[str, Vignette]]]:
@@ -375,7 +319,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
     if config.target.own_qaps() is not None:  # the bot's own QAP file, bad or not, before any work
         load_qaps(config.target.own_qaps())
     scenarios = load_run_scenarios(config)
-    seeds, repeated, gold = load_seeds(config, scenarios)
+    seeds, repeated, gold, equivalents = load_seeds(config, scenarios)
     planned, vignettes = plan_scenarios(config, scenarios, seeds)
     topics, by_topic = plan_topics(config, scenarios)
     planned += by_topic
@@ -401,6 +345,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
         topics=topics,
         chunk_gold=chunk_gold,
         own_seeds=asks_own_qaps(config),
+        equivalents=equivalents,
         cases={c.id: c for c in cases},
         conversations=conversations,
         language=config.language,

@@ -218,6 +218,7 @@ def summarise(store: RunStore, inputs: RunInputs, logs: RunLogs, facts: RunFacts
         planned_cells=len(inputs.cells),
         excluded=dict(tally.excluded),
         seeds_without_gold=[qap_id for qap_id, gold in inputs.gold.items() if gold == []],
+        seed_equivalents=inputs.equivalents,
         accuracy=accuracy,
         metrics=by_persona,
         metrics_by_scenario=by_scenario,
