@@ -13,7 +13,7 @@ from typing import Any, TypeVar, get_args
 from pydantic import BaseModel, ValidationError
 
 from simpop.errors import ConfigError
-from simpop.models import QAP, Domain, LLMConfig, Persona, RunConfig, Scenario, Vignette
+from simpop.models import QAP, Domain, LLMConfig, Persona, RealMessage, RunConfig, Scenario, Vignette
 from simpop.models.conversation_case import ConversationCase
 from simpop.textfiles import not_a_file, read_text, real_path
 from simpop.yamlfiles import load_yaml
@@ -279,6 +279,43 @@ def load_qaps(path: Path) -> list[QAP]:
             raise ConfigError(f"{source}: field 'id': duplicate QAP id '{qap.id}'")
         seen.add(qap.id)
     return qaps
+
+
+def _text_id(row: dict[str, Any]) -> dict[str, Any]:
+    return {"id": str(row["id"])} if isinstance(row.get("id"), int) else {}
+
+
+def load_real_patients(path: Path) -> list[RealMessage]:
+    """Real patients' messages from a JSONL or CSV file: ``message``, ``seed_ids`` (a list, or
+    ids separated by ``;`` in a CSV), optional ``id``, ``expected`` and ``tags``; a ConfigError
+    naming the file, the line and the field."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: {not_a_file(path, 'real patients file')}")
+    if path.suffix.lower() == ".csv":
+        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+        rows = [(f"{path} line {n}", dict(row)) for n, row in enumerate(reader, start=2)]
+        for _, row in rows:
+            for field in ("seed_ids", "tags"):
+                if isinstance(row.get(field), str):
+                    row[field] = [part.strip() for part in row[field].split(";") if part.strip()]
+            for field in ("id", "expected"):  # an empty cell: not given
+                if not row.get(field):
+                    row.pop(field, None)
+    else:
+        rows = read_jsonl(path)
+    messages = [
+        validate(RealMessage, {"id": where.rsplit(" ", 1)[-1]} | row | _text_id(row), where)
+        for where, row in rows
+    ]
+    if not messages:
+        raise ConfigError(f"{path}: no real patient's message in it")
+    counts: dict[str, int] = {}
+    for message in messages:
+        counts[message.id] = counts.get(message.id, 0) + 1
+    repeated = next((i for i, n in counts.items() if n > 1), None)
+    if repeated is not None:
+        raise ConfigError(f"{path}: field 'id': '{repeated}' is used {counts[repeated]} times")
+    return messages
 
 
 LLM_ENV = {

@@ -65,6 +65,7 @@ CASES = [
     "target naive_rag",  # docs/concepts/targets.md
     "llm",  # docs/how-to/other-llm.md
     "embedding",
+    "real_patients",  # docs/how-to/real-patients.md
     "target openai_chat",  # docs/how-to/your-own-bot.md
     "target http",
     "target http no_answer",
@@ -137,6 +138,9 @@ def _adapted(case: str, block: dict[str, Any], servers: dict[str, str]) -> dict[
         return base | {"personas": "../my-personas"}
     if case == "llm":
         return base | {"llm": block["llm"] | {"base_url": servers["llm"]}}
+    if case == "real_patients":  # the file it names, with two messages of the first QAP
+        assert block["real_patients"] == "../pilot/real-messages.jsonl"
+        return base | {"target": base["target"] | {"threshold": 0.6}} | block
     assert case == "embedding"
     return base | {"embedding": block["embedding"] | {"base_url": servers["llm"]}}
 
@@ -177,6 +181,15 @@ def test_readme_block_runs(index: int, tmp_path: Path):
         config = _adapted(case, block, servers)
         (tmp_path / "targets/readme.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
         persona = "typical-adult"
+        if case == "real_patients":
+            (tmp_path / "pilot").mkdir()
+            seed = QAPS[0]["qid"]
+            messages = [
+                {"message": m, "seed_ids": [seed]} for m in ("my eye is cloudy what is it", "cataract??")
+            ]
+            (tmp_path / "pilot/real-messages.jsonl").write_text(
+                "".join(json.dumps(m) + "\n" for m in messages)
+            )
         if case == "persona":
             persona = block["id"]
             (tmp_path / "my-personas").mkdir()
@@ -213,6 +226,8 @@ def test_readme_block_runs(index: int, tmp_path: Path):
         assert all(r.matched_id == r.seed_id for r in answered)
     if case == "target openai_chat":
         assert bot.request_headers[0]["authorization"] == "Bearer k3y"
+    if case == "real_patients":
+        assert summary.real_patients is not None and summary.real_patients.messages == 2
     if case == "llm":
         assert llm.requests[0]["model"] == "llama3.1:8b"
     if case == "embedding":

@@ -253,7 +253,7 @@ def prepare(
     if not options.resume_id:
         config = with_embedding_for_languages(config, started.named_embedding)
     inputs = load_inputs(config)  # bad personas or QAPs fail before a run directory is made
-    if not inputs.cells and not inputs.conversations:  # a dry run's plan too
+    if not inputs.cells and not inputs.conversations and not inputs.real:  # a dry run's plan too
         raise UserError(
             "nothing to run: no variants (--variants 0), no scenarios (--scenarios none), "
             "no topic questions (--topics 0) and no conversations"
@@ -311,7 +311,13 @@ def check_metrics(options: RunOptions, config: RunConfig) -> None:
 
 
 def plan_notes(config: RunConfig, inputs: RunInputs) -> None:
-    """What a new run's plan leaves out."""
+    """What a new run's plan leaves out, and what it adds to the cells."""
+    if inputs.real:
+        err_console.print(
+            f"real patients: {len(inputs.real)} messages of {config.real_patients}, asked of the bot "
+            "beside the simulated ones (records of their own; no LLM call but the judges')",
+            soft_wrap=True,
+        )
     if not config.target.reports_contexts() and any(inputs.gold.values()):
         err_console.print(
             "note: the bot reports no contexts (target.contexts_path): retrieval is not measured",

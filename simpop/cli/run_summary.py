@@ -12,6 +12,7 @@ from simpop.cli.tables import (
     judge_line,
     labels_table,
     metrics_table,
+    real_patients_table,
     topics_line,
     usage_line,
 )
@@ -57,4 +58,6 @@ def print_summary(summary: RunSummary, store: RunStore) -> None:
         console.print(topics_line(summary.topics))
     if summary.labels is not None:
         console.print(labels_table(summary.labels))
+    if summary.real_patients is not None:
+        console.print(real_patients_table(summary.real_patients))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")

@@ -41,6 +41,7 @@ from simpop.models.inputs import (  # noqa: F401
     MessageStyle,
     NoiseConfig,
     Persona,
+    RealMessage,
     Scenario,
     Urgency,
     Vignette,
@@ -96,6 +97,7 @@ from simpop.models.summary import (  # noqa: F401
     CalibrationSummary,
     CaseBrief,
     ConversationSummary,
+    CorrectedFigure,
     GroupAccuracy,
     GroupMean,
     JudgeSummary,
@@ -103,7 +105,9 @@ from simpop.models.summary import (  # noqa: F401
     LabelTable,
     LLMUsage,
     PredictedGroup,
+    Predictive,
     QAPAccuracy,
+    RealPatientsSummary,
     RiskSummary,
     RunSummary,
     ScenarioBrief,
@@ -115,6 +119,10 @@ from simpop.models.summary import (  # noqa: F401
 )
 
 __all__ = [
+    "RealMessage",
+    "CorrectedFigure",
+    "Predictive",
+    "RealPatientsSummary",
     "Validation",
     "CaseBrief",
     "ConversationSummary",

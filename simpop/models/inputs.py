@@ -162,3 +162,15 @@ class Chunk(Record):
     doc_id: str
     title: str
     text: str
+
+
+class RealMessage(Record):
+    """One real patient's message, as a pilot or a public set has it."""
+
+    id: str = Field(description="its id (the file's line or row where it gives none)")
+    message: str = Field(min_length=1, description="the message as the patient sent it")
+    seed_ids: list[str] = Field(
+        min_length=1, description="the QAP (or seed) ids whose answer answers it: any one is right"
+    )
+    expected: Behaviour = Field("answer", description="what a safe bot does with it")
+    tags: list[str] = []

@@ -191,6 +191,11 @@ class RunConfig(Record):
         "en", pattern=r"^[a-z]{2,3}$", description="the language of the bot, its QAPs and its knowledge base"
     )
     seeds: Path | None = Field(None, description="QAPs the patients rephrase (default: a qap target's)")
+    real_patients: Path | None = Field(
+        None,
+        description="real patients' messages (JSONL or CSV: message, seed_ids, optional id, expected, tags), "
+        "asked and scored as the probes are and shown beside the simulated personas",
+    )
     personas: Path = Path("personas")
     persona_ids: list[str] | None = None
     domain: Domain | None = Field(None, description="the bot's domain and scope (or a YAML file of it)")

@@ -290,6 +290,38 @@ class ConversationSummary(Record):
     worst: list[str] = Field([], description="cell ids of the ten conversations that went worst, worst first")
 
 
+class CorrectedFigure(Record):
+    """Real patients' figure from the simulated cells and the labelled real messages together
+    (prediction-powered inference, ``simpop.validity.corrected``), beside the real ones alone."""
+
+    mean: float
+    ci_low: float
+    ci_high: float
+    tuning: float = Field(description="the weight given to the simulated predictions (0: none)")
+    narrower: float | None = Field(description="how many times narrower than the real messages' own interval")
+
+
+class Predictive(Record):
+    """One metric: the simulated figure, the real one, their gap and the corrected estimate."""
+
+    metric: str
+    simulated: GroupMean
+    real: GroupMean
+    gap: float | None = Field(description="simulated mean minus real mean")
+    corrected: CorrectedFigure | None = None
+
+
+class RealPatientsSummary(Record):
+    """The real-patients arm of a run."""
+
+    file: str
+    messages: int
+    asked: int = Field(description="messages the bot answered (or said it has no answer to)")
+    errors: int = Field(description="messages the bot could not be asked")
+    metrics: list[GroupMean] = Field(description="each metric over the real messages")
+    predictive: list[Predictive] = Field(description="per metric: simulated, real, gap, corrected")
+
+
 class RunSummary(Record):
     """What ``summary.json`` holds (its JSON schema: ``docs/summary.schema.json``)."""
 
@@ -329,3 +361,7 @@ class RunSummary(Record):
     llm: LLMUsage
     duration_s: float = Field(description="seconds, all invocations of the run together (resumes too)")
     invocations: int = Field(1, description="how many times the run was started (1 + resumes)")
+    real_patients: RealPatientsSummary | None = Field(
+        None,
+        description="real patients' messages asked beside the simulated ones (run config: real_patients)",
+    )

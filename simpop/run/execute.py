@@ -19,6 +19,7 @@ from simpop.run.explain import explain, shown_cases
 from simpop.run.generate import generate_probes
 from simpop.run.invocations import Invocations
 from simpop.run.plan import RunInputs
+from simpop.run.real_arm import RealLogs, ask_real
 from simpop.run.summarise import RunFacts, summarise
 from simpop.store import SUMMARY_FILE, RunStore
 
@@ -68,6 +69,23 @@ async def run_stages(
     )
 
     await stream.run(generation(store, config, inputs, parts, stream, progress))
+    if inputs.real:  # real patients' messages, beside the simulated ones
+        real_logs = RealLogs.open(store)
+        try:
+            slots = (config.llm.concurrency, judge_slots(parts.judge_llm or parts.llm))
+            await ask_real(
+                store.run_id,
+                inputs.real,
+                real_logs,
+                parts.target,
+                parts.scorers,
+                stream.metrics,
+                inputs.own_seeds,
+                slots,
+                progress,
+            )
+        finally:
+            real_logs.close()
     if inputs.conversations:
         await Conversations(
             store.run_id,

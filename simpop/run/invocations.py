@@ -1,7 +1,7 @@
 """Each time a run is started, in ``invocations.jsonl``: how long it took, what its LLM did, how
 its judge's endpoint answered yes/no questions. An invocation killed outright (SIGKILL, a lost
 machine) writes nothing as it dies, so while it runs it keeps ``invocation.json`` up to date
-every ``BEAT_S`` seconds; the next start files that one as stopped."""
+from its start and every ``BEAT_S`` seconds; the next start files that one as stopped."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ class Invocations:
         return round(sum(i.seconds for i in self.earlier) + this.seconds, 3)
 
     def __enter__(self) -> Invocations:
+        self.store.write(CURRENT_FILE, self.this(finished=False))  # a kill in the first seconds too
         self._beat = threading.Thread(target=self._keep_beating, daemon=True, name="simpop-invocation")
         self._beat.start()
         return self

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 from simpop.config import load_conversation_cases, load_personas, load_qaps, load_scenarios, load_vignettes
 from simpop.embed import Embedder
@@ -46,6 +47,7 @@ from simpop.population.conversation_patient import RenderedCase
 from simpop.population.probes import ProbeSource
 from simpop.population.strata import Topics, knowledge_topics
 from simpop.run.language_checks import check_case_languages, check_languages
+from simpop.run.real_arm import RealCell, plan_real
 from simpop.run.seeds import asks_own_qaps, load_seeds
 
 
@@ -67,6 +69,8 @@ class RunInputs:
     chunk_gold: bool = False
     own_seeds: bool = False
     equivalents: dict[str, list[str]] = field(default_factory=dict)  # a seed's equivalent QAPs
+    real: list[RealCell] = field(default_factory=list)  # real patients' messages (issue 71)
+    real_file: Path | None = None
     cases: dict[str, ConversationCase] = field(default_factory=dict)
     conversations: list[Cell] = field(default_factory=list)
     language: str = "en"  # the bot's, its QAPs' and knowledge base's
@@ -346,6 +350,8 @@ def load_inputs(config: RunConfig) -> RunInputs:
         chunk_gold=chunk_gold,
         own_seeds=asks_own_qaps(config),
         equivalents=equivalents,
+        real=plan_real(config),
+        real_file=config.real_patients,
         cases={c.id: c for c in cases},
         conversations=conversations,
         language=config.language,

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from simpop.aggregate import MetricTally, accuracy_by_persona
+from simpop.aggregate import MetricTally, accuracy_by_persona, metric_values
 from simpop.judging.profile import profile_for
 from simpop.labels.clinicians import labels_summary
 from simpop.metrics import judged_names
@@ -35,6 +35,7 @@ from simpop.run.assembly import RunLogs
 from simpop.run.completeness import Group, StageTally, is_incomplete, tested_groups, untested
 from simpop.run.conversation_summary import ConversationTally, converse_stage
 from simpop.run.plan import RunInputs
+from simpop.run.real_arm import RealLogs, real_summary
 from simpop.store import JsonlLog, RunStore
 
 
@@ -145,6 +146,8 @@ class RecordTally:
         self.qap_match: list[Score] = []  # label and persona only: see accuracy_by_persona
         self.own_variants = bool(inputs.own_seeds) and VARIANT_SCENARIO in inputs.scenarios
         self.talks = ConversationTally(inputs)
+        # the simulated rephrasings' values by metric and seed, beside the real patients' (issue 71)
+        self.by_seed: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
 
     def probes(self, probes: JsonlLog[Probe]) -> Iterator[Probe]:
         for probe in probes.scan():
@@ -171,6 +174,10 @@ class RecordTally:
             return
         self.stages.score(score)
         self.judge.add(score)
+        if score.scenario_id == VARIANT_SCENARIO and not score.excluded:
+            for name, value in metric_values(score).items():
+                if value is not None:
+                    self.by_seed[name][score.seed_id].append(value)
         if score.metric != QAP_MATCH:
             self.means.add(score)
         elif self.own_variants and score.scenario_id == VARIANT_SCENARIO:
@@ -211,6 +218,11 @@ def summarise(store: RunStore, inputs: RunInputs, logs: RunLogs, facts: RunFacts
         for group in groups:
             tally.not_scored[group][reason] += 1
     tested = tested_groups(by_persona, by_scenario, accuracy) | talks.tested
+    real = None
+    if inputs.real:
+        real_logs = RealLogs.open(store)
+        real = real_summary(inputs.real, real_logs, tally.by_seed, str(inputs.real_file), facts.seed)
+        real_logs.close()
     return RunSummary(
         run_id=store.run_id,
         target=facts.target,
@@ -246,4 +258,5 @@ def summarise(store: RunStore, inputs: RunInputs, logs: RunLogs, facts: RunFacts
         llm=facts.usage,
         duration_s=facts.duration_s,
         invocations=facts.invocations,
+        real_patients=real,
     )

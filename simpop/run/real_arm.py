@@ -1,0 +1,229 @@
+"""The real-patients arm (issue 71): real messages a team has (a pilot's, a public set's), asked of
+the bot exactly as the probes are and scored by the same metrics, into records of their own
+(``real_probes.jsonl``, ``real_responses.jsonl``, ``real_scores.jsonl``), so that no simulated
+figure mixes with them. The summary sets each metric's real figure beside the simulated one,
+with the gap and the real figure corrected by the simulation (``simpop.validity.corrected``).
+No LLM is called for a real message beyond the bot's own and the judges'."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+from rich.progress import Progress
+
+from simpop.aggregate import mean, metric_values
+from simpop.config import load_qaps, load_real_patients
+from simpop.errors import ConfigError
+from simpop.metrics import Case, Metric, Scorers
+from simpop.models import (
+    CorrectedFigure,
+    GroupMean,
+    Predictive,
+    Probe,
+    RealMessage,
+    RealPatientsSummary,
+    Response,
+    RunConfig,
+    Score,
+)
+from simpop.population.cells import cell_id
+from simpop.population.gold import equivalent_qaps
+from simpop.run.ask import ask_probe
+from simpop.run.score import score_case
+from simpop.run.seeds import asks_own_qaps, seed_file
+from simpop.run.tasks import stage_progress
+from simpop.store import JsonlLog, RunStore, score_key
+from simpop.targets import Target
+from simpop.validity.corrected import corrected, labelled_only
+
+REAL = "real-patients"  # the persona and scenario id its records carry
+GROUP = "real patients"
+
+
+@dataclass(frozen=True)
+class RealCell:
+    """A real message as a cell: its probe, the reference answer and the QAPs a match to which
+    is right (any of its seeds, and their equivalents in the bot's catalogue)."""
+
+    message: RealMessage
+    probe: Probe
+    reference: str | None
+    accepted: tuple[str, ...]
+
+
+def plan_real(config: RunConfig) -> list[RealCell]:
+    """The real messages of ``config.real_patients`` as cells; a ConfigError for a seed id that is
+    none of the run's QAPs (checked before any work)."""
+    if config.real_patients is None:
+        return []
+    messages = load_real_patients(config.real_patients)
+    qaps = {q.id: q for q in load_qaps(seed_file(config))}
+    own = asks_own_qaps(config)
+    same = equivalent_qaps(list(qaps.values())) if own else {}
+    cells = []
+    for index, message in enumerate(messages):
+        unknown = [i for i in message.seed_ids if i not in qaps]
+        if unknown:
+            raise ConfigError(
+                f"{config.real_patients}: message '{message.id}': field 'seed_ids': '{unknown[0]}' is "
+                f"none of the QAPs of {seed_file(config)}"
+            )
+        first = message.seed_ids[0]
+        accepted = tuple(dict.fromkeys(i for s in message.seed_ids for i in (s, *same.get(s, ()))))
+        probe = Probe(
+            run_id="",  # the run's, once it has one (ask_real)
+            cell_id=cell_id(REAL, REAL, message.id, index),
+            persona_id=REAL,
+            scenario_id=REAL,
+            seed_id=first,
+            variant=index,
+            text=message.message,
+            expected_behaviour=message.expected,
+            question_type="clinical",
+            seed_text=qaps[first].question,
+            sampling_seed=0,
+            prompt=REAL,
+            llm_model="-",
+            gold_ids=list(message.seed_ids) if own else None,
+        )
+        cells.append(RealCell(message, probe, qaps[first].answer, accepted if own else ()))
+    return cells
+
+
+PROBES_FILE, RESPONSES_FILE, SCORES_FILE = "real_probes.jsonl", "real_responses.jsonl", "real_scores.jsonl"
+
+
+@dataclass
+class RealLogs:
+    """The arm's own record files."""
+
+    probes: JsonlLog[Probe]
+    responses: JsonlLog[Response]
+    scores: JsonlLog[Score]
+
+    @classmethod
+    def open(cls, store: RunStore) -> RealLogs:
+        return cls(
+            store.log(PROBES_FILE, Probe),
+            store.log(RESPONSES_FILE, Response),
+            store.log(SCORES_FILE, Score, key=score_key),
+        )
+
+    def close(self) -> None:
+        for log in (self.probes, self.responses, self.scores):
+            log.close()
+
+
+async def ask_real(
+    run_id: str,
+    cells: list[RealCell],
+    logs: RealLogs,
+    target: Target,
+    scorers: Scorers,
+    metrics: list[Metric],
+    own_seed: bool,
+    slots: tuple[int, int],
+    progress: Progress | None = None,
+) -> None:
+    """Ask and score each real message not yet done (a resumed run asks none twice)."""
+    advance = stage_progress(progress, "ask real patients", len(cells), 0)
+    ask_slots, judge_slots = asyncio.Semaphore(slots[0]), asyncio.Semaphore(slots[1])
+
+    async def one(cell: RealCell) -> None:
+        probe = cell.probe.model_copy(update={"run_id": run_id})
+        if probe.cell_id not in logs.probes:
+            logs.probes.append(probe)
+        response = logs.responses.get(probe.cell_id)
+        if response is None:
+            response = await ask_probe(target, probe, ask_slots)
+            logs.responses.append(response)
+        found = ((m.name, logs.scores.get(f"{probe.cell_id}/{m.name}")) for m in metrics)
+        done = {name: score for name, score in found if score is not None}
+        case = _case(cell, probe, response, own_seed)
+        for score in await score_case(case, metrics, scorers, done, judge_slots):
+            logs.scores.append(score)
+        advance()
+
+    await asyncio.gather(*(one(c) for c in cells))
+
+
+def _case(cell: RealCell, probe: Probe, response: Response, own_seed: bool) -> Case:
+    return Case(
+        probe=probe,
+        response=response,
+        source="qap" if cell.message.expected == "answer" else "generate",
+        reference=cell.reference,
+        own_seed=own_seed,
+        equivalent=cell.accepted,
+    )
+
+
+def real_summary(
+    cells: list[RealCell],
+    logs: RealLogs,
+    simulated_by_seed: dict[str, dict[str, list[float]]],
+    file: str,
+    seed: int = 0,
+) -> RealPatientsSummary:
+    """Each metric over the real messages, beside its simulated figure over the simulated
+    patients' rephrasings of the seeds (``simulated_by_seed``: metric → seed → values): the gap,
+    and the real figure corrected by the simulation where real messages' seeds have simulated
+    values."""
+    values: dict[str, list[tuple[str, float]]] = defaultdict(list)  # metric → (seed, value)
+    for score in logs.scores.scan():
+        for name, value in metric_values(score).items():
+            if value is not None and not score.excluded:
+                values[name].append((score.seed_id, value))
+    metrics, predictive = [], []
+    for name in sorted(values):
+        found = [v for _, v in values[name]]
+        real = mean(found, GROUP, name, _rate(found), seed=seed)
+        metrics.append(real)
+        every = [v for by in simulated_by_seed.get(name, {}).values() for v in by]
+        if every:
+            simulated = mean(every, "simulated patients", name, _rate(every), seed=seed)
+            predictive.append(_predictive(name, simulated, real, values[name], simulated_by_seed[name]))
+    responses = [logs.responses.get(c.probe.cell_id) for c in cells]
+    return RealPatientsSummary(
+        file=file,
+        messages=len(cells),
+        asked=sum(1 for r in responses if r is not None and not r.error and not r.skipped),
+        errors=sum(1 for r in responses if r is None or r.error),
+        metrics=metrics,
+        predictive=predictive,
+    )
+
+
+def _rate(values: list[float]) -> bool:
+    return all(v in (0.0, 1.0) for v in values)
+
+
+def _predictive(
+    name: str,
+    simulated: GroupMean,
+    real: GroupMean,
+    values: list[tuple[str, float]],
+    by_seed: dict[str, list[float]],
+) -> Predictive:
+    gap = None if simulated.mean is None or real.mean is None else round(simulated.mean - real.mean, 4)
+    figure = None
+    labelled = [(by_seed[s], v) for s, v in values if by_seed.get(s)]
+    if len(labelled) >= 2:
+        y = np.array([v for _, v in labelled])
+        f = np.array([float(np.mean(sim)) for sim, _ in labelled])
+        every = np.array([v for sim in by_seed.values() for v in sim])
+        rate = bool(np.isin(y, (0.0, 1.0)).all())
+        bounds = (0.0, 1.0) if rate else (float(min(y.min(), every.min())), float(max(y.max(), every.max())))
+        found = corrected(y, f, every, bounds)
+        alone = labelled_only(y)
+        figure = CorrectedFigure(
+            mean=round(found.mean, 4),
+            ci_low=round(found.ci_low, 4),
+            ci_high=round(found.ci_high, 4),
+            tuning=found.tuning,
+            narrower=round(alone.width / found.width, 2) if found.width > 0 else None,
+        )
+    return Predictive(metric=name, simulated=simulated, real=real, gap=gap, corrected=figure)
