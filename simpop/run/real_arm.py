@@ -60,6 +60,11 @@ def plan_real(config: RunConfig) -> list[RealCell]:
     if config.real_patients is None:
         return []
     messages = load_real_patients(config.real_patients)
+    if config.seeds is None and config.target.own_qaps() is None:
+        raise ConfigError(
+            "field 'real_patients': its seed_ids name QAPs: give the run `seeds` (a QAP file), "
+            "or use a bot with QAPs of its own"
+        )
     qaps = {q.id: q for q in load_qaps(seed_file(config))}
     own = asks_own_qaps(config)
     same = equivalent_qaps(list(qaps.values())) if own else {}
