@@ -64,6 +64,8 @@ def test_real_messages_answered_wrong_show_the_gap_beside_the_simulated_figure(p
         result = run(project, REAL, fake, server)
         real_calls = len(fake.requests) - simulated_calls
         [directory] = (project / "runs-run").iterdir()
+        dry = simpop("run", "run.yaml", "--dry-run", cwd=project)
+        assert "real patients: 4 messages to the bot" in dry.stdout, dry.stderr
         asked = len(server.requests)
         again = simpop("run", "run.yaml", "--resume", directory.name, "--out", "runs-run", cwd=project)
         assert again.returncode == 0, again.stderr

@@ -283,6 +283,11 @@ def prepare(
         if not options.dry_run:  # the run's own servers, timed now: the estimate is at today's pace
             found = time_servers(found)
         lines = estimate_lines(found)
+        if inputs.real:
+            lines.append(
+                f"  real patients: {len(inputs.real)} messages to the bot, scored as the cells are "
+                "(records of their own; no LLM call but the judges')"
+            )
         if options.dry_run:
             console.print("\n".join(lines), soft_wrap=True, highlight=False)
             return None
@@ -311,13 +316,7 @@ def check_metrics(options: RunOptions, config: RunConfig) -> None:
 
 
 def plan_notes(config: RunConfig, inputs: RunInputs) -> None:
-    """What a new run's plan leaves out, and what it adds to the cells."""
-    if inputs.real:
-        err_console.print(
-            f"real patients: {len(inputs.real)} messages of {config.real_patients}, asked of the bot "
-            "beside the simulated ones (records of their own; no LLM call but the judges')",
-            soft_wrap=True,
-        )
+    """What a new run's plan leaves out."""
     if not config.target.reports_contexts() and any(inputs.gold.values()):
         err_console.print(
             "note: the bot reports no contexts (target.contexts_path): retrieval is not measured",
