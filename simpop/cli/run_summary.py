@@ -3,20 +3,23 @@ judge, the LLM's usage and where the records are."""
 
 from __future__ import annotations
 
+from rich.table import Table
+
 from simpop.cli.common import console
 from simpop.cli.tables import (
     CONVERSATION_COLUMNS,
+    FittedTable,
     accuracy_table,
     conversation_line,
     fidelity_table,
+    fmt,
     judge_line,
     labels_table,
     metrics_table,
-    real_patients_table,
     topics_line,
     usage_line,
 )
-from simpop.models import RunSummary
+from simpop.models import GroupMean, RealPatientsSummary, RunSummary
 from simpop.store import RunStore
 
 
@@ -61,3 +64,29 @@ def print_summary(summary: RunSummary, store: RunStore) -> None:
     if summary.real_patients is not None:
         console.print(real_patients_table(summary.real_patients))
     console.print(f"records: {store.directory}/ ({summary.planned_cells} cells, {summary.duration_s:.1f}s)")
+
+
+def real_patients_table(real: RealPatientsSummary) -> Table:
+    """Per metric: the simulated patients' figure, the real patients', the gap, and the real
+    figure corrected by the simulation."""
+    table = FittedTable(
+        title=f"real patients ({real.asked} of {real.messages} messages asked) beside simulated"
+    )
+    for column in ("metric", "simulated", "real", "gap", "corrected (95% CI)", "narrower"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+
+    def figure(g: GroupMean) -> str:
+        return f"{fmt(g.mean)} ({fmt(g.ci_low)}–{fmt(g.ci_high)})\n[dim]n={g.n}[/]"
+
+    for row in real.predictive:
+        fixed = row.corrected
+        table.add_row(
+            row.metric,
+            figure(row.simulated),
+            figure(row.real),
+            f"{row.gap:+.2f}" if row.gap is not None else "–",
+            f"{fmt(fixed.mean)} ({fmt(fixed.ci_low)}–{fmt(fixed.ci_high)})" if fixed else "–",
+            f"{fixed.narrower:.1f}×" if fixed and fixed.narrower else "–",
+            end_section=True,
+        )
+    return table

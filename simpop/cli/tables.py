@@ -17,7 +17,6 @@ from simpop.models import (
     JudgeSummary,
     LabelTable,
     LLMUsage,
-    RealPatientsSummary,
     RunSummary,
     Separability,
     TopicStrata,
@@ -402,30 +401,4 @@ def calibration_table(summary: CalibrationSummary, by: str) -> Table:
     for g in summary.groups:
         if g.by == by or g.by == "total":
             table.add_row(g.group, str(g.n), *(fmt(g.shares[lv]) for lv in summary.levels), str(g.review))
-    return table
-
-
-def real_patients_table(real: RealPatientsSummary) -> Table:
-    """Per metric: the simulated patients' figure, the real patients', the gap, and the real
-    figure corrected by the simulation."""
-    table = FittedTable(
-        title=f"real patients ({real.asked} of {real.messages} messages asked) beside simulated"
-    )
-    for column in ("metric", "simulated", "real", "gap", "corrected (95% CI)", "narrower"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
-
-    def figure(g: GroupMean) -> str:
-        return f"{fmt(g.mean)} ({fmt(g.ci_low)}–{fmt(g.ci_high)})\n[dim]n={g.n}[/]"
-
-    for row in real.predictive:
-        fixed = row.corrected
-        table.add_row(
-            row.metric,
-            figure(row.simulated),
-            figure(row.real),
-            f"{row.gap:+.2f}" if row.gap is not None else "–",
-            f"{fmt(fixed.mean)} ({fmt(fixed.ci_low)}–{fmt(fixed.ci_high)})" if fixed else "–",
-            f"{fixed.narrower:.1f}×" if fixed and fixed.narrower else "–",
-            end_section=True,
-        )
     return table

@@ -19,7 +19,7 @@ from simpop.run.explain import explain, shown_cases
 from simpop.run.generate import generate_probes
 from simpop.run.invocations import Invocations
 from simpop.run.plan import RunInputs
-from simpop.run.real_arm import RealLogs, ask_real
+from simpop.run.real_arm import ask_real
 from simpop.run.summarise import RunFacts, summarise
 from simpop.store import SUMMARY_FILE, RunStore
 
@@ -36,10 +36,12 @@ async def execute(
 
     With ``config.stream`` (the default) the stages overlap cell by cell; without it every
     probe is written before the first is asked. The records are the same either way."""
-    invocations = Invocations(store)
     parts: RunParts | None = None  # once started
-    invocations.usage = lambda: parts.llm.usage if parts is not None else None
-    invocations.yes_no = lambda: yes_no_mode(parts.judge_llm) if parts is not None else None
+    invocations = Invocations(
+        store,
+        usage=lambda: parts.llm.usage if parts is not None else None,
+        yes_no=lambda: yes_no_mode(parts.judge_llm) if parts is not None else None,
+    )
     with invocations:
         with progress if progress is not None else nullcontext():
             async with run_parts(store, config, use_cache, inputs.languages) as parts:
@@ -70,22 +72,10 @@ async def run_stages(
 
     await stream.run(generation(store, config, inputs, parts, stream, progress))
     if inputs.real:  # real patients' messages, beside the simulated ones
-        real_logs = RealLogs.open(store)
-        try:
-            slots = (config.llm.concurrency, judge_slots(parts.judge_llm or parts.llm))
-            await ask_real(
-                store.run_id,
-                inputs.real,
-                real_logs,
-                parts.target,
-                parts.scorers,
-                stream.metrics,
-                inputs.own_seeds,
-                slots,
-                progress,
-            )
-        finally:
-            real_logs.close()
+        slots = (stream.ask_slots, stream.judge_slots)  # the cells' own: real messages share them
+        await ask_real(
+            store, inputs.real, parts.target, parts.scorers, stream.metrics, inputs.own_seeds, slots, progress
+        )
     if inputs.conversations:
         await Conversations(
             store.run_id,

@@ -21,7 +21,14 @@ BEAT_S = 2.0
 class Invocations:
     """The run's invocations so far and this one's clock; ``with`` keeps this one's heartbeat."""
 
-    def __init__(self, store: RunStore) -> None:
+    def __init__(
+        self,
+        store: RunStore,
+        usage: Callable[[], LLMUsage | None],
+        yes_no: Callable[[], str | None],
+    ) -> None:
+        """``usage``: what the run's LLM has done so far; ``yes_no``: how the judge's endpoint
+        answered yes/no questions (None while unknown)."""
         self.store = store
         self.log = store.log(INVOCATIONS_FILE, Invocation, key=lambda i: i.started)
         self._current = store.directory / CURRENT_FILE
@@ -38,8 +45,7 @@ class Invocations:
         self._begun = datetime.now(timezone.utc).isoformat()
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
-        self.usage: Callable[[], LLMUsage | None] = lambda: None
-        self.yes_no: Callable[[], str | None] = lambda: None
+        self.usage, self.yes_no = usage, yes_no
 
     def this(self, finished: bool) -> Invocation:
         """This invocation, as long as it has taken so far."""

@@ -323,7 +323,8 @@ def load_inputs(config: RunConfig) -> RunInputs:
     if config.target.own_qaps() is not None:  # the bot's own QAP file, bad or not, before any work
         load_qaps(config.target.own_qaps())
     scenarios = load_run_scenarios(config)
-    seeds, repeated, gold, equivalents = load_seeds(config, scenarios)
+    own = asks_own_qaps(config)  # reads the QAP files: once
+    seeds, repeated, gold, equivalents = load_seeds(config, scenarios, own)
     planned, vignettes = plan_scenarios(config, scenarios, seeds)
     topics, by_topic = plan_topics(config, scenarios)
     planned += by_topic
@@ -348,9 +349,9 @@ def load_inputs(config: RunConfig) -> RunInputs:
         gold=gold,
         topics=topics,
         chunk_gold=chunk_gold,
-        own_seeds=asks_own_qaps(config),
+        own_seeds=own,
         equivalents=equivalents,
-        real=plan_real(config),
+        real=plan_real(config, own),
         real_file=config.real_patients,
         cases={c.id: c for c in cases},
         conversations=conversations,

@@ -33,7 +33,7 @@ from simpop.population.cells import cell_id
 from simpop.population.gold import equivalent_qaps
 from simpop.run.ask import ask_probe
 from simpop.run.score import score_case
-from simpop.run.seeds import asks_own_qaps, seed_file
+from simpop.run.seeds import seed_file
 from simpop.run.tasks import stage_progress
 from simpop.store import JsonlLog, RunStore, score_key
 from simpop.targets import Target
@@ -54,9 +54,10 @@ class RealCell:
     accepted: tuple[str, ...]
 
 
-def plan_real(config: RunConfig) -> list[RealCell]:
-    """The real messages of ``config.real_patients`` as cells; a ConfigError for a seed id that is
-    none of the run's QAPs (checked before any work)."""
+def plan_real(config: RunConfig, own: bool) -> list[RealCell]:
+    """The real messages of ``config.real_patients`` as cells (``own``: the run's seeds are the
+    bot's own QAPs); a ConfigError for a seed id that is none of the run's QAPs (checked before
+    any work)."""
     if config.real_patients is None:
         return []
     messages = load_real_patients(config.real_patients)
@@ -66,7 +67,6 @@ def plan_real(config: RunConfig) -> list[RealCell]:
             "or use a bot with QAPs of its own"
         )
     qaps = {q.id: q for q in load_qaps(seed_file(config))}
-    own = asks_own_qaps(config)
     same = equivalent_qaps(list(qaps.values())) if own else {}
     cells = []
     for index, message in enumerate(messages):
@@ -123,22 +123,23 @@ class RealLogs:
 
 
 async def ask_real(
-    run_id: str,
+    store: RunStore,
     cells: list[RealCell],
-    logs: RealLogs,
     target: Target,
     scorers: Scorers,
     metrics: list[Metric],
     own_seed: bool,
-    slots: tuple[int, int],
+    slots: tuple[asyncio.Semaphore, asyncio.Semaphore],
     progress: Progress | None = None,
 ) -> None:
-    """Ask and score each real message not yet done (a resumed run asks none twice)."""
+    """Ask and score each real message not yet done (a resumed run asks none twice), into the
+    arm's own records."""
+    logs = RealLogs.open(store)
     advance = stage_progress(progress, "ask real patients", len(cells), 0)
-    ask_slots, judge_slots = asyncio.Semaphore(slots[0]), asyncio.Semaphore(slots[1])
+    ask_slots, judge_slots = slots
 
     async def one(cell: RealCell) -> None:
-        probe = cell.probe.model_copy(update={"run_id": run_id})
+        probe = cell.probe.model_copy(update={"run_id": store.run_id})
         if probe.cell_id not in logs.probes:
             logs.probes.append(probe)
         response = logs.responses.get(probe.cell_id)
@@ -152,7 +153,10 @@ async def ask_real(
             logs.scores.append(score)
         advance()
 
-    await asyncio.gather(*(one(c) for c in cells))
+    try:
+        await asyncio.gather(*(one(c) for c in cells))
+    finally:
+        logs.close()
 
 
 def _case(cell: RealCell, probe: Probe, response: Response, own_seed: bool) -> Case:
@@ -167,8 +171,8 @@ def _case(cell: RealCell, probe: Probe, response: Response, own_seed: bool) -> C
 
 
 def real_summary(
+    store: RunStore,
     cells: list[RealCell],
-    logs: RealLogs,
     simulated_by_seed: dict[str, dict[str, list[float]]],
     file: str,
     seed: int = 0,
@@ -177,6 +181,7 @@ def real_summary(
     patients' rephrasings of the seeds (``simulated_by_seed``: metric → seed → values): the gap,
     and the real figure corrected by the simulation where real messages' seeds have simulated
     values."""
+    logs = RealLogs.open(store)
     values: dict[str, list[tuple[str, float]]] = defaultdict(list)  # metric → (seed, value)
     for score in logs.scores.scan():
         for name, value in metric_values(score).items():
@@ -192,6 +197,7 @@ def real_summary(
             simulated = mean(every, "simulated patients", name, _rate(every), seed=seed)
             predictive.append(_predictive(name, simulated, real, values[name], simulated_by_seed[name]))
     responses = [logs.responses.get(c.probe.cell_id) for c in cells]
+    logs.close()
     return RealPatientsSummary(
         file=file,
         messages=len(cells),

@@ -50,7 +50,7 @@ def asks_own_qaps(config: RunConfig) -> bool:
 
 
 def load_seeds(
-    config: RunConfig, scenarios: list[Scenario]
+    config: RunConfig, scenarios: list[Scenario], own: bool
 ) -> tuple[list[QAP], int, dict[str, list[str] | None], dict[str, list[str]]]:
     """The first ``limit`` QAPs with a distinct question (more where a multi-question scenario
     combines more: a message of several questions needs that many), how many repeat an earlier
@@ -66,7 +66,7 @@ def load_seeds(
     seeds = distinct[: max([config.limit, *combined])]
     gold: dict[str, list[str] | None] = dict.fromkeys((q.id for q in seeds), None)
     equivalents: dict[str, list[str]] = {}
-    if asks_own_qaps(config):
+    if own:  # asks_own_qaps(config)
         gold = {q.id: [q.id] for q in seeds}
         same = equivalent_qaps(load_qaps(config.target.own_qaps() or seed_file(config)))
         equivalents = {q.id: same[q.id] for q in seeds if q.id in same}

@@ -35,7 +35,7 @@ from simpop.run.assembly import RunLogs
 from simpop.run.completeness import Group, StageTally, is_incomplete, tested_groups, untested
 from simpop.run.conversation_summary import ConversationTally, converse_stage
 from simpop.run.plan import RunInputs
-from simpop.run.real_arm import RealLogs, real_summary
+from simpop.run.real_arm import real_summary
 from simpop.store import JsonlLog, RunStore
 
 
@@ -147,6 +147,7 @@ class RecordTally:
         self.own_variants = bool(inputs.own_seeds) and VARIANT_SCENARIO in inputs.scenarios
         self.talks = ConversationTally(inputs)
         # the simulated rephrasings' values by metric and seed, beside the real patients' (issue 71)
+        self.real = bool(inputs.real)
         self.by_seed: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
 
     def probes(self, probes: JsonlLog[Probe]) -> Iterator[Probe]:
@@ -174,7 +175,7 @@ class RecordTally:
             return
         self.stages.score(score)
         self.judge.add(score)
-        if score.scenario_id == VARIANT_SCENARIO and not score.excluded:
+        if self.real and score.scenario_id == VARIANT_SCENARIO and not score.excluded:
             for name, value in metric_values(score).items():
                 if value is not None:
                     self.by_seed[name][score.seed_id].append(value)
@@ -218,11 +219,11 @@ def summarise(store: RunStore, inputs: RunInputs, logs: RunLogs, facts: RunFacts
         for group in groups:
             tally.not_scored[group][reason] += 1
     tested = tested_groups(by_persona, by_scenario, accuracy) | talks.tested
-    real = None
-    if inputs.real:
-        real_logs = RealLogs.open(store)
-        real = real_summary(inputs.real, real_logs, tally.by_seed, str(inputs.real_file), facts.seed)
-        real_logs.close()
+    real = (
+        real_summary(store, inputs.real, tally.by_seed, str(inputs.real_file), facts.seed)
+        if inputs.real
+        else None
+    )
     return RunSummary(
         run_id=store.run_id,
         target=facts.target,
