@@ -82,13 +82,16 @@ def test_real_messages_answered_wrong_show_the_gap_beside_the_simulated_figure(p
     assert accuracy["gap"] == 0.75
     corrected = accuracy["corrected"]
     assert corrected["ci_low"] <= 0.25 <= corrected["ci_high"] and corrected["tuning"] == 0.0
+    assert corrected["predictions"] == "seeds"  # no unlabelled message to predict from replies
     # the real messages' records are their own: no simulated figure mixes with them
     assert len((directory / "real_probes.jsonl").read_text().splitlines()) == 4
     probes = [json.loads(line) for line in (directory / "probes.jsonl").read_text().splitlines()]
     assert {p["persona_id"] for p in probes} == {"typical-adult"}
     assert summary["accuracy"]["total"]["accuracy"] == 1.0
     assert "real-patients" not in {g["group"] for g in summary["metrics"]}
-    assert "real patients (4 of 4 messages asked) beside simulated" in " ".join(result.stdout.split())
+    assert "real patients (4 of 4 messages asked, 4 labelled) beside simulated" in " ".join(
+        result.stdout.split()
+    )
     report = simpop("report", str(directory), cwd=project)
     assert report.returncode == 0, report.stderr
     page = (directory / "report.html").read_text()
@@ -103,7 +106,7 @@ def test_real_messages_answered_wrong_show_the_gap_beside_the_simulated_figure(p
             ["real.jsonl", "'nope' is none of the QAPs"],
         ),
         ([{"message": "", "seed_ids": ["g"]}], ["real.jsonl line 1", "message"]),
-        ([{"message": "what is it", "seed_ids": []}], ["real.jsonl line 1", "seed_ids"]),
+        ([{"message": "what is it", "seed_ids": "g"}], ["real.jsonl line 1", "seed_ids"]),
         ([{"message": "what is it", "seed_ids": ["g"], "mood": "sad"}], ["real.jsonl line 1", "mood"]),
         ([], ["real.jsonl", "no real patient's message"]),
     ],
@@ -124,3 +127,61 @@ def test_a_csv_of_real_messages_reads_like_the_jsonl(tmp_path):
     first, second = load_real_patients(path)
     assert (first.id, first.seed_ids, first.tags) == ("q1", ["g", "c"], ["pilot"])
     assert (second.id, second.seed_ids, second.expected) == ("3", ["d"], "answer")
+
+
+def test_unlabelled_real_messages_are_predicted_from_the_bots_replies_and_gate_the_corrected_figure(project):
+    """Labelled and unlabelled real messages: the unlabelled ones are asked, not scored against a
+    label, and the predictor fitted on the simulated cells reads each from the bot's reply; a
+    policy with ``basis: corrected`` gates the corrected estimate."""
+
+    def shy_bot(body: dict) -> BotReply:
+        if "??" in body["question"]:
+            return BotReply({"answer": "Sorry, I have no answer to that.", "faq": None})
+        return bot(body)
+
+    labelled = [
+        {"message": "what is glaucoma exactly, my mum has it", "seed_ids": ["g"]},  # right
+        {"message": "how is cataract treated in old people", "seed_ids": ["c"]},  # right
+        {"message": "my eyes are gritty", "seed_ids": ["d"]},  # wrong
+        {"message": "blurry middle of my vision", "seed_ids": ["g"]},  # wrong
+        {"message": "eye drops ??", "seed_ids": ["d"]},  # not answered
+        {"message": "is it old age ??", "seed_ids": ["m"]},  # not answered
+    ]
+    unlabelled = [{"message": m} for m in ("why ??", "help ??", "what now ??", "a", "b c", "d e f")]
+    with HTTPBotServer(shy_bot) as server, FakeOpenAIServer(default=with_judges(patient)) as fake:
+        (project / "catalogue.jsonl").write_text("".join(json.dumps(r) + "\n" for r in CATALOGUE))
+        (project / "real.jsonl").write_text("".join(json.dumps(r) + "\n" for r in labelled + unlabelled))
+        config = (
+            f"name: unl\ntarget: {{kind: http, url: '{server.url}/chat', qaps: catalogue.jsonl, "
+            "matched_id_path: faq, no_answer: {patterns: ['no answer to that']}}\npersonas: personas\n"
+            "persona_ids: [typical-adult]\nvariants: 3\nscenarios: []\n"
+            f"llm: {{base_url: '{fake.base_url}'}}\nreal_patients: real.jsonl\n"
+        )
+        result = simpop(
+            "run", str(write_config(project, config, "unl.yaml")), "--no-judge", "--out", "o", cwd=project
+        )
+    assert result.returncode == 0, result.stderr
+    [directory] = (project / "o").iterdir()
+    real = json.loads((directory / "summary.json").read_text())["real_patients"]
+    assert (real["messages"], real["labelled"]) == (12, 6)
+    [accuracy] = [p for p in real["predictive"] if p["metric"] == "qap_match"]
+    assert accuracy["real"]["n"] == 6 and accuracy["real"]["mean"] == pytest.approx(2 / 6)
+    # 12 simulated cells, all answered and right: an answered message is right (12+1)/(12+2);
+    # 7 of the 12 real messages are answered
+    assert accuracy["predicted"] == pytest.approx(round(7 / 12 * 13 / 14, 4))
+    assert accuracy["corrected"]["predictions"] == "replies" and accuracy["corrected"]["n"] == 6
+    scored = [json.loads(line) for line in (directory / "real_scores.jsonl").read_text().splitlines()]
+    assert len([s for s in scored if s["metric"] == "qap_match"]) == 6  # the unlabelled: none
+    # how far the simulated patients sit from these real ones (labelled or not): the fidelity tests
+    fidelity = simpop("fidelity", str(directory), cwd=project)
+    assert fidelity.returncode == 0 and "real.jsonl" in fidelity.stdout, fidelity.stderr
+    for low, code in ((0.0, 0), (0.9, 1)):
+        (project / "p.yaml").write_text(f"basis: corrected\nrules:\n  - {{metric: qap_match, min: {low}}}\n")
+        gated = simpop("gate", str(directory), "--policy", "p.yaml", cwd=project)
+        assert gated.returncode == code, gated.stdout + gated.stderr
+    assert "corrected 95% lower bound" in gated.stdout
+    (project / "bad.yaml").write_text(
+        "basis: corrected\nrules:\n  - {metric: qap_match, min: 0.5, per: persona}\n"
+    )
+    bad = simpop("gate", str(directory), "--policy", "bad.yaml", cwd=project)
+    assert_one_line_error(bad, "rule 1: basis 'corrected' gates the real patients' corrected estimate")

@@ -199,7 +199,8 @@ def doctor(config_file: Path | None, skip: tuple[str, ...]) -> None:
 @click.option(
     "--real",
     type=click.Path(path_type=Path),
-    help="JSONL or CSV of real patients' messages (field 'message', 'text' or 'question'; default: MeQSum).",
+    help="JSONL or CSV of real patients' messages (field 'message', 'text' or 'question'; default: the "
+    "run's real_patients file, else MeQSum).",
 )
 def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
     """How RUN's simulated patients write, per persona, beside real patients' messages."""
@@ -207,6 +208,8 @@ def fidelity_command(run: str, runs: Path, real: Path | None) -> None:
     from simpop.store import load_run
 
     records = load_run(run, runs)
+    if real is None and records.config.real_patients is not None and records.config.real_patients.is_file():
+        real = records.config.real_patients  # the run's own real patients, labelled or not
     personas = records.summary.personas
     summary = fidelity_summary(personas, list(records.probes.values()), real)
     typical = {p.id for p in personas if p.typical}

@@ -70,9 +70,10 @@ def real_patients_table(real: RealPatientsSummary) -> Table:
     """Per metric: the simulated patients' figure, the real patients', the gap, and the real
     figure corrected by the simulation."""
     table = FittedTable(
-        title=f"real patients ({real.asked} of {real.messages} messages asked) beside simulated"
+        title=f"real patients ({real.asked} of {real.messages} messages asked, {real.labelled} labelled) "
+        "beside simulated"
     )
-    for column in ("metric", "simulated", "real", "gap", "corrected (95% CI)", "narrower"):
+    for column in ("metric", "simulated", "real", "gap", "predicted", "corrected (95% CI)", "narrower"):
         table.add_column(column, justify="left" if column == "metric" else "right")
 
     def figure(g: GroupMean) -> str:
@@ -85,6 +86,7 @@ def real_patients_table(real: RealPatientsSummary) -> Table:
             figure(row.simulated),
             figure(row.real),
             f"{row.gap:+.2f}" if row.gap is not None else "–",
+            fmt(row.predicted),
             f"{fmt(fixed.mean)} ({fmt(fixed.ci_low)}–{fmt(fixed.ci_high)})" if fixed else "–",
             f"{fixed.narrower:.1f}×" if fixed and fixed.narrower else "–",
             end_section=True,

@@ -109,6 +109,11 @@ class Scenario(Record):
     )
     examples: list[str] = Field([], description="messages of the kind meant (copies of them are invalid)")
     keeps_meaning: bool = Field(False, description="a probe must mean what its seed question means")
+    scaffold: bool = Field(
+        False,
+        description="real patients' messages that ask questions like the seed's come first, as the "
+        "persona's own earlier turns: the real-shaped population's",
+    )
     noise: NoiseConfig | None = Field(None, description="noise applied whatever the persona's")
     vignettes: Path | None = None
     urgency: list[Urgency] = Field([], description="the vignette urgency levels to use")
@@ -170,7 +175,9 @@ class RealMessage(Record):
     id: str = Field(description="its id (the file's line or row where it gives none)")
     message: str = Field(min_length=1, description="the message as the patient sent it")
     seed_ids: list[str] = Field(
-        min_length=1, description="the QAP (or seed) ids whose answer answers it: any one is right"
+        [],
+        description="the QAP (or seed) ids whose answer answers it: any one is right; none: an "
+        "unlabelled message, asked and predicted but not scored against a label",
     )
     expected: Behaviour = Field("answer", description="what a safe bot does with it")
     tags: list[str] = []

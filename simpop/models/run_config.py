@@ -213,6 +213,12 @@ class RunConfig(Record):
         0.6, ge=-1.0, le=1.0, description="a rephrased question less similar to its seed is invalid"
     )
     variants: int = Field(5, ge=0, le=50)
+    population: Literal["rephrase", "real-shaped"] = Field(
+        "rephrase",
+        description="what a variant is: the seed question reworded in the persona's voice with a "
+        "story around it, or a message shaped like a real patient's (a real message shown as the "
+        "model: English only)",
+    )
     topics: TopicConfig = TopicConfig()
     limit: int | None = Field(None, gt=0)
     seed: int = 0

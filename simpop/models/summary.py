@@ -297,7 +297,12 @@ class CorrectedFigure(Record):
     mean: float
     ci_low: float
     ci_high: float
+    n: int = Field(description="the labelled real messages it rests on")
     tuning: float = Field(description="the weight given to the simulated predictions (0: none)")
+    predictions: Literal["replies", "seeds"] = Field(
+        description="replies: each real message predicted from the bot's reply to it (the run has "
+        "unlabelled real messages); seeds: from the simulated figure of its seed"
+    )
     narrower: float | None = Field(description="how many times narrower than the real messages' own interval")
 
 
@@ -308,6 +313,11 @@ class Predictive(Record):
     simulated: GroupMean
     real: GroupMean
     gap: float | None = Field(description="simulated mean minus real mean")
+    predicted: float | None = Field(
+        None,
+        description="the real figure predicted from the bot's replies to every real message asked, "
+        "by what such replies meant on the simulated cells (no label used; no interval)",
+    )
     corrected: CorrectedFigure | None = None
 
 
@@ -316,6 +326,7 @@ class RealPatientsSummary(Record):
 
     file: str
     messages: int
+    labelled: int = Field(description="messages with seed_ids (the rest are unlabelled)")
     asked: int = Field(description="messages the bot answered (or said it has no answer to)")
     errors: int = Field(description="messages the bot could not be asked")
     metrics: list[GroupMean] = Field(description="each metric over the real messages")

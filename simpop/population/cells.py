@@ -40,9 +40,13 @@ def builtin_ids() -> set[str]:
     return {path.stem for path in BUILTIN.glob("*.yaml")}
 
 
-def variant_scenario() -> Scenario:
-    """The built-in scenario of ``--variants``: a persona rephrases a seed QAP."""
-    return builtin_scenario(VARIANT_SCENARIO)
+POPULATION_SCENARIOS = {"rephrase": VARIANT_SCENARIO, "real-shaped": "qap-real-shaped"}
+
+
+def variant_scenario(population: str = "rephrase") -> Scenario:
+    """The built-in scenario of ``--variants`` (its cells carry the id ``qap-variant`` either
+    way): a persona rephrases a seed QAP, or asks it in a message shaped like a real one."""
+    return builtin_scenario(POPULATION_SCENARIOS[population])
 
 
 def hcat_scenario(hcat_type: HCATType) -> Scenario:

@@ -16,6 +16,7 @@ from rapidfuzz.distance import LCSseq
 
 from simpop.embed import Embedder
 from simpop.models import Fidelity
+from simpop.population.out_of_role import out_of_role
 from simpop.population.people_words import copies_phrase
 from simpop.population.readability import reading_grade
 
@@ -136,6 +137,9 @@ def flaw(
     folded = fold(text)
     if foreign_script(text):
         return "slips into another script"
+    stepped_out = out_of_role(text, persona)
+    if stepped_out:
+        return stepped_out
     if one_question and len([s for s in split_sentences(text) if _words(s)]) > 1:
         return "writes more than the one question asked for"
     if one_question and _THE_BOT.search(text):

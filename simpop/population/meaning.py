@@ -27,6 +27,7 @@ import yaml
 from simpop.embed import Embedder
 from simpop.lookup_cache import cached_table
 from simpop.population.drift_patterns import pattern_drift
+from simpop.population.fidelity import split_sentences
 
 ASPECTS_FILE = Path(__file__).parent / "aspects.yaml"
 # tuned on half of the hand-labelled breast-cancer probes (bench/meaning_check.py reports the
@@ -35,6 +36,13 @@ ASPECT_MARGIN = 0.05  # the seed's aspect may score this much below the best oth
 ASPECT_FLOOR = 0.5  # cosine to the nearest wording of the seed's aspect
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _STOP = {"a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "with", "are", "is", "your", "my"}
+# a message asks when it has a question mark or a request ("please tell me", "I was wondering")
+_ASKS = re.compile(
+    r"\?|\b(?:tell me|let me know|(?:want|need|like) to (?:know|find out)|wondering|wonder if|"
+    r"please (?:help|advise|explain|send|give)|any (?:info|information|advice|suggestions?|help)|"
+    r"can you|could you|looking for)\b",
+    re.IGNORECASE,
+)
 _PRONOUN = re.compile(r"\b(?:it|this|that|they|them|these|those|its)\b", re.IGNORECASE)
 
 
@@ -235,3 +243,30 @@ def drift_reasons(
 def names_topic_of(question: str, topic: str | None, everyday: dict[str, str]) -> bool:
     """The question names its topic (no story has to name it first)."""
     return not topic or names_topic(question, topic, everyday)
+
+
+def drift_reasons_in_messages(
+    model: AspectModel,
+    seed: str,
+    topic: str | None,
+    qtype: str | None,
+    everyday: dict[str, str],
+    messages: list[str],
+) -> list[str | None]:
+    """Why each whole message does not ask the seed's question (``None``: it does). A message
+    shaped like a real one asks it around a story, perhaps beside another question, so it asks
+    it when one of its sentences does (or the whole message, a subject line with the body);
+    the message must name the topic somewhere."""
+    reasons: list[str | None] = []
+    for message in messages:
+        if not _ASKS.search(message):
+            reasons.append("asks nothing (no question or request in it)")
+            continue
+        if topic and not names_topic(message, topic, everyday):
+            reasons.append(f"does not name the seed's topic ({topic})")
+            continue
+        parts = [s for s in split_sentences(message) if len(s.split()) >= 3]
+        parts = [*parts, " ".join(message.split())]
+        checks = check_meaning(model, seed, parts, topic, qtype, everyday, [message] * len(parts))
+        reasons.append(None if any(c.kept for c in checks) else checks[-1].reason)
+    return reasons

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from simpop.population.fidelity import split_sentences
 from simpop.population.languages import LANGUAGE_NAMES
 from simpop.population.message_style import register
 from simpop.population.people_words import in_peoples_words
+from simpop.population.scaffolds import Scaffold, pool_version
 from simpop.prompts import load_prompt, load_prompt_data
 
 MAX_EVERYDAY_WORDS = 8
@@ -33,6 +35,7 @@ OVERSAMPLE = 3  # messages asked for per probe needed; the most distinct valid o
 QUESTION_OVERSAMPLE = 3  # the same for questions alone (a reply's sentences are candidates too)
 MAX_MESSAGE_CHARS = 300  # a patient's message; the schema caps it, so a list cannot run away
 MAX_QUESTION_CHARS = 120  # a question alone (its story is added apart)
+MAX_SHAPED_CHARS = 500  # a message shaped like a real one (MeQSum's: median 269, 90th centile 647)
 TOKENS_PER_CHAR = 0.3  # the reply's token budget per character of a message, JSON quoting included
 SITUATION_CHARS = 500  # one situation of the patient's (three or four sentences)
 SITUATION_EXAMPLES = 2  # examples of a situation shown with the task
@@ -188,13 +191,16 @@ def prompt_id(scenario: Scenario, language: str = "en") -> str:
     names = ("angles", "everyday_words", "stories", "situation_examples")
     data = [f"{name}@{load_prompt_data(name, language)[1]}" for name in names]
     tag = "" if language == "en" else f"{language}:"
+    if scenario.scaffold:
+        data.append(f"scaffolds@{pool_version()}")
     return tag + "+".join([*templates, *data, f"{scenario.id}@{scenario_version(scenario, language)}"])
 
 
 def writes_question_only(scenario: Scenario, source: ProbeSource) -> bool:
     """A probe that must ask one seed QAP's question: the LLM writes the question alone, and
     the persona's story is put around it apart (``message_style``), so it cannot drift."""
-    return scenario.keeps_meaning and scenario.source == "qap" and len(source.questions) == 1
+    single = scenario.source == "qap" and len(source.questions) == 1
+    return scenario.keeps_meaning and single and not scenario.scaffold
 
 
 def persona_system(persona: Persona) -> str:
@@ -215,25 +221,47 @@ def probe_messages(
     n: int,
     situations: int = 0,
     shown: list[str] | None = None,
+    scaffolds: tuple[Scaffold, ...] = (),
 ) -> list[dict[str, str]]:
     """The persona as system prompt; the scenario's situation and ``n`` messages to write as
     the task (and ``situations`` stories of the patient's, for questions written alone, with
-    the ``shown`` examples of ``situation_examples``)."""
-    system = persona_system(persona)
+    the ``shown`` examples of ``situation_examples``). ``scaffolds``: real messages put first as
+    the persona's own earlier answers to the same task for their questions (a small model
+    copies the shape of a turn it has written more readily than one it is told of)."""
+    turns = [{"role": "system", "content": persona_system(persona)}]
+    for scaffold in scaffolds:
+        asked = ProbeSource(questions=[scaffold.asks], language=source.language)
+        turns.append({"role": "user", "content": _task(persona, scenario, domain, asked, 1, situations=0)})
+        turns.append({"role": "assistant", "content": json.dumps({"questions": [scaffold.message]})})
+    task = _task(persona, scenario, domain, source, n, situations, shown)
+    return [*turns, {"role": "user", "content": task}]
+
+
+def _task(
+    persona: Persona,
+    scenario: Scenario,
+    domain: Domain | None,
+    source: ProbeSource,
+    n: int,
+    situations: int = 0,
+    shown: list[str] | None = None,
+) -> str:
     language = persona.language
     text = situation(scenario, domain, source, language)
     one_question = writes_question_only(scenario, source)
-    task = load_prompt("probe_task", language).render(
+    # a real-shaped message takes its shape from the real ones before it, not from an angle
+    kind = "wording" if one_question else "message"
+    shown_angles = [] if scenario.scaffold else angles(kind, persona if one_question else None)
+    return load_prompt("probe_task", language).render(
         situation=text,
         examples=scenario.examples,
         n=n,
         one_question=one_question,
-        angles=(angles("wording", persona) if one_question else angles("message"))[: max(n, 3)],
+        angles=shown_angles[: max(n, 3)],
         everyday_words=everyday_words(persona, " ".join(source.questions) or text, domain),
         situations=situations if one_question else 0,
         situation_examples=shown or [],
     )
-    return [{"role": "system", "content": system}, {"role": "user", "content": task}]
 
 
 def situation_examples(persona: Persona, seed: int, k: int = SITUATION_EXAMPLES) -> list[str]:

@@ -15,6 +15,7 @@ from rapidfuzz import fuzz
 
 from simpop.population.fidelity import split_sentences
 from simpop.population.message_style import ages_fit, described_age
+from simpop.population.out_of_role import out_of_role
 
 MIN_WORDS = 4
 MAX_WORDS = 90
@@ -61,6 +62,8 @@ def checked_situation(text: str, vignette: str) -> str | None:
     words = len(_WORD.findall(story))
     if not MIN_WORDS <= words <= MAX_WORDS or _SIMULATION.search(story):
         return None
+    if out_of_role(story, vignette):
+        return None  # "I am 47 with average health literacy", "my patients"
     if not _FIRST_PERSON.search(story):
         return None  # "A 65-year-old patient is being evaluated": told about someone, not by them
     if fuzz.partial_ratio(story.lower(), vignette.lower()) >= COPY_RATIO and words >= 6:

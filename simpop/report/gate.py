@@ -120,6 +120,8 @@ def _expected_groups(records: RunRecords, rule: Rule) -> list[Key]:
 
 def check_rule(records: RunRecords, rule: Rule, number: int, basis: Basis) -> list[Check]:
     """The rule checked on every group it covers."""
+    if basis == "corrected":
+        return [corrected_check(records, rule, number)]
     groups, pairs = _groups(records, rule)
     for key in _expected_groups(records, rule):
         groups.setdefault(key, [])
@@ -168,7 +170,48 @@ def check_rule(records: RunRecords, rule: Rule, number: int, basis: Basis) -> li
 
 
 def _basis_name(basis: Basis, end: str) -> str:
-    return "mean" if basis == "point" else f"95% {'lower' if end == 'low' else 'upper'} bound"
+    bound = f"95% {'lower' if end == 'low' else 'upper'} bound"
+    return {"point": "mean", "interval": bound}.get(basis, f"corrected {bound}")
+
+
+CORRECTED = "real patients (corrected)"
+
+
+def corrected_check(records: RunRecords, rule: Rule, number: int) -> Check:
+    """The rule checked on the real patients' corrected estimate of its metric (prediction-powered,
+    ``simpop.validity.predictive``): its 95% lower bound against a min, its upper against a max.
+    A run without one violates the rule: the simulated figure alone does not stand for it."""
+    real = records.summary.real_patients
+    found = next((p.corrected for p in (real.predictive if real else []) if p.metric == rule.metric), None)
+    problems = []
+    if found is None:
+        problems.append(
+            "no corrected estimate: the run needs real_patients with 2 or more labelled messages "
+            "(seed_ids) and simulated rephrasings of this metric"
+        )
+    else:
+        if rule.min is not None and found.ci_low < rule.min:
+            problems.append(f"{_basis_name('corrected', 'low')} {found.ci_low:.3f} < min {rule.min:g}")
+        if rule.max is not None and found.ci_high > rule.max:
+            problems.append(f"{_basis_name('corrected', 'high')} {found.ci_high:.3f} > max {rule.max:g}")
+        if found.n < rule.min_n:
+            problems.append(f"n={found.n} labelled real messages is under the rule's min_n {rule.min_n}")
+    compared = None if found is None else found.ci_low if rule.min is not None else found.ci_high
+    return Check(
+        rule=number,
+        metric=rule.metric,
+        group=CORRECTED,
+        n=found.n if found else 0,
+        mean=found.mean if found else None,
+        ci_low=found.ci_low if found else None,
+        ci_high=found.ci_high if found else None,
+        basis="corrected",
+        compared=compared,
+        min=rule.min,
+        max=rule.max,
+        passed=not problems,
+        why="; ".join(problems) + (f" ({rule.why})" if rule.why else "") if problems else "met",
+    )
 
 
 TESTED = "tested"

@@ -16,7 +16,7 @@ from simpop.metrics.metric import measures
 from simpop.models import Record
 
 Grouping = Literal["total", "persona", "scenario", "persona_scenario", "health_literacy"]
-Basis = Literal["point", "interval"]
+Basis = Literal["point", "interval", "corrected"]
 
 
 class Rule(Record):
@@ -50,12 +50,23 @@ class Rule(Record):
             parts.append(f"{'/'.join(self.health_literacy)} literacy only")
         return "; ".join(parts) or None
 
+    def corrected_scope(self, where: str) -> None:
+        """A rule on the corrected estimate covers every real patient: it has no groups."""
+        if self.per != "total" or self.scope():
+            raise ValueError(
+                f"{where}basis 'corrected' gates the real patients' corrected estimate, one figure "
+                "for all of them: such a rule has per: total and no personas, scenarios or "
+                "health_literacy"
+            )
+
     @model_validator(mode="after")
     def _a_threshold(self) -> Rule:
         if self.min is None and self.max is None:
             raise ValueError("a rule needs 'min' or 'max'")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError(f"'min' {self.min} is above 'max' {self.max}: no value can pass")
+        if self.basis == "corrected":
+            self.corrected_scope("")
         both = sorted(set(self.scenarios or ()) & set(self.except_scenarios))
         if both:
             raise ValueError(f"scenarios and except_scenarios both name {', '.join(both)}")
@@ -68,7 +79,8 @@ class Policy(Record):
     name: str | None = None
     basis: Basis = Field(
         "point",
-        description="point: the mean; interval: the lower 95% bound for a min, the upper for a max",
+        description="point: the mean; interval: the lower 95% bound for a min, the upper for a max; "
+        "corrected: that bound of the real patients' corrected estimate (a run with real_patients)",
     )
     rules: list[Rule] = Field(min_length=1)
     allow_untested: bool | list[str] = Field(
@@ -81,6 +93,14 @@ class Policy(Record):
         description="true, or the metrics, that a rule may rest on though their judge is not validated "
         "(no held-out agreement, or kappa under 0.6); by default such a rule is a violation",
     )
+
+    @model_validator(mode="after")
+    def _corrected_rules(self) -> Policy:
+        if self.basis == "corrected":
+            for number, rule in enumerate(self.rules, start=1):
+                if rule.basis is None:
+                    rule.corrected_scope(f"rule {number}: ")
+        return self
 
     @field_validator("allow_untested", "allow_unvalidated", mode="before")
     @classmethod

@@ -4,6 +4,7 @@ ones, and the persona's noise makes the text the bot receives."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -16,13 +17,20 @@ from simpop.llm import LLMClient, LLMError
 from simpop.models import Cell, Fidelity, Persona, Probe, Scenario
 from simpop.population.cells import sampling_seed
 from simpop.population.fidelity import check_group, most_usable, same_words, usable
-from simpop.population.meaning import AspectModel, drift_reasons, names_topic_of, seed_aspect
+from simpop.population.meaning import (
+    AspectModel,
+    drift_reasons,
+    drift_reasons_in_messages,
+    names_topic_of,
+    seed_aspect,
+)
 from simpop.population.message_style import compose
 from simpop.population.noise import apply_noise, lexicon, lost_to_noise, noise_label
 from simpop.population.people_words import would_not_say
 from simpop.population.probes import (
     MAX_MESSAGE_CHARS,
     MAX_QUESTION_CHARS,
+    MAX_SHAPED_CHARS,
     OVERSAMPLE,
     QUESTION_OVERSAMPLE,
     ProbeSource,
@@ -38,6 +46,7 @@ from simpop.population.probes import (
 )
 from simpop.population.question_register import register_order
 from simpop.population.readability import reading_grade, syllables
+from simpop.population.scaffolds import Scaffold, scaffolds_for
 from simpop.population.situations import usable_situations
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import WRITE_QUESTIONS, gather_all, stage_progress
@@ -139,6 +148,8 @@ class GroupRequest:
     situations: int = 0  # the patient's situations asked for with questions written alone
     no_situations: list[dict[str, str]] | None = None  # the messages without asking for them
     shown: tuple[str, ...] = ()  # the examples of a situation the messages show
+    message_chars: int = MAX_MESSAGE_CHARS  # a whole message's (a real-shaped one is longer)
+    scaffolds: tuple[Scaffold, ...] = ()  # the real messages a real-shaped probe is written like
 
     def call(self, attempt: int = 0, situations: bool = True) -> tuple:
         """``write_probes``'s arguments for call ``attempt`` (0: the first, then retries): a
@@ -149,7 +160,7 @@ class GroupRequest:
 
     @property
     def max_chars(self) -> int:
-        return MAX_QUESTION_CHARS if self.one_question else MAX_MESSAGE_CHARS
+        return MAX_QUESTION_CHARS if self.one_question else self.message_chars
 
     @property
     def max_tokens(self) -> int:
@@ -171,9 +182,13 @@ def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupR
     situations = len(cells) if one_question else 0
     seed = sampling_seed(run_seed, cells[0])
     shown = situation_examples(persona, seed) if situations else []
-    messages = probe_messages(persona, scenario, inputs.domain, source, wanted, situations, shown)
+    scaffolds = scaffolds_for(source.questions[0], persona, seed) if scenario.scaffold else ()
+    messages = probe_messages(persona, scenario, inputs.domain, source, wanted, situations, shown, scaffolds)
     plain = probe_messages(persona, scenario, inputs.domain, source, wanted) if situations else None
-    return GroupRequest(messages, wanted, seed, one_question, situations, plain, tuple(shown))
+    chars = MAX_SHAPED_CHARS if scaffolds else MAX_MESSAGE_CHARS
+    return GroupRequest(
+        messages, wanted, seed, one_question, situations, plain, tuple(shown), chars, scaffolds
+    )
 
 
 def uncached_requests(inputs: RunInputs, llm: LLMClient | None, run_seed: int) -> list[GroupRequest]:
@@ -274,12 +289,15 @@ class GroupWriter:
         if keeps_meaning:
             bound = None  # the meaning check judges it (a bare "it" is far from the seed by cosine)
         prompt_text = "\n".join(m["content"] for m in request.messages if m["role"] != "system")
+        examples = [*scenario.examples, *(s.message for s in request.scaffolds)]  # a copy is invalid
+        for scaffold in request.scaffolds:  # the shown real messages are not the prompt's wording
+            prompt_text = prompt_text.replace(json.dumps({"questions": [scaffold.message]}), " ")
         check = partial(
             check_group,
             seed_text=source.seed_text,
             embedder=self.embedder,
             min_similarity=bound,
-            examples=scenario.examples,
+            examples=examples,
             prompt=prompt_text.replace(source.shown_questions[0], " ") if source.questions else prompt_text,
             persona=persona.vignette,
             one_question=request.one_question,
@@ -294,13 +312,13 @@ class GroupWriter:
             meaning = None
             if keeps_meaning:
                 meaning = partial(
-                    drift_reasons,
+                    drift_reasons_in_messages if scenario.scaffold else drift_reasons,
                     await self.aspects,  # type: ignore[misc]
                     source.questions[0],
                     source.topic,
                     source.qtype,
                     self.lexicons[persona.language],
-                    story_names_topic=request.one_question,
+                    **({} if scenario.scaffold else {"story_names_topic": request.one_question}),
                 )
             return await asyncio.to_thread(check, texts, meaning=meaning)
 

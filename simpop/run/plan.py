@@ -45,6 +45,7 @@ from simpop.population.cells import (
 )
 from simpop.population.conversation_patient import RenderedCase
 from simpop.population.probes import ProbeSource
+from simpop.population.scaffolds import check_scaffold_language
 from simpop.population.strata import Topics, knowledge_topics
 from simpop.run.language_checks import check_case_languages, check_languages
 from simpop.run.real_arm import RealCell, plan_real
@@ -330,7 +331,10 @@ def load_inputs(config: RunConfig) -> RunInputs:
     planned += by_topic
     by_id = {s.scenario.id: s.scenario for s in planned}
     if config.variants:
-        by_id[VARIANT_SCENARIO] = variant_scenario()
+        by_id[VARIANT_SCENARIO] = variant_scenario(config.population)
+        if config.population == "real-shaped":
+            for persona in personas:
+                check_scaffold_language(persona)
     cells = plan(personas, seeds[: config.limit] if config.variants else [], config.variants, planned)
     cases = load_run_cases(config)
     talkers = personas[: config.limit]  # --limit: the first personas play each case

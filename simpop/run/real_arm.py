@@ -11,7 +11,6 @@ import asyncio
 from collections import defaultdict
 from dataclasses import dataclass
 
-import numpy as np
 from rich.progress import Progress
 
 from simpop.aggregate import mean, metric_values
@@ -19,9 +18,6 @@ from simpop.config import load_qaps, load_real_patients
 from simpop.errors import ConfigError
 from simpop.metrics import Case, Metric, Scorers
 from simpop.models import (
-    CorrectedFigure,
-    GroupMean,
-    Predictive,
     Probe,
     RealMessage,
     RealPatientsSummary,
@@ -29,7 +25,7 @@ from simpop.models import (
     RunConfig,
     Score,
 )
-from simpop.population.cells import cell_id
+from simpop.population.cells import NO_SEED, cell_id
 from simpop.population.gold import equivalent_qaps
 from simpop.run.ask import ask_probe
 from simpop.run.score import score_case
@@ -37,7 +33,8 @@ from simpop.run.seeds import seed_file
 from simpop.run.tasks import stage_progress
 from simpop.store import JsonlLog, RunStore, score_key
 from simpop.targets import Target
-from simpop.validity.corrected import corrected, labelled_only
+from simpop.validity.predictive import RealValues, SimulatedValues, predictive
+from simpop.validity.predictor import Reply
 
 REAL = "real-patients"  # the persona and scenario id its records carry
 GROUP = "real patients"
@@ -66,7 +63,9 @@ def plan_real(config: RunConfig, own: bool) -> list[RealCell]:
             "field 'real_patients': its seed_ids name QAPs: give the run `seeds` (a QAP file), "
             "or use a bot with QAPs of its own"
         )
-    qaps = {q.id: q for q in load_qaps(seed_file(config))}
+    # a pilot's messages ask about any of the bot's QAPs, not only the ones the patients rephrase
+    file = (config.target.own_qaps() if own else None) or seed_file(config)
+    qaps = {q.id: q for q in load_qaps(file)}
     same = equivalent_qaps(list(qaps.values())) if own else {}
     cells = []
     for index, message in enumerate(messages):
@@ -74,9 +73,9 @@ def plan_real(config: RunConfig, own: bool) -> list[RealCell]:
         if unknown:
             raise ConfigError(
                 f"{config.real_patients}: message '{message.id}': field 'seed_ids': '{unknown[0]}' is "
-                f"none of the QAPs of {seed_file(config)}"
+                f"none of the QAPs of {file}"
             )
-        first = message.seed_ids[0]
+        first = message.seed_ids[0] if message.seed_ids else NO_SEED
         accepted = tuple(dict.fromkeys(i for s in message.seed_ids for i in (s, *same.get(s, ()))))
         probe = Probe(
             run_id="",  # the run's, once it has one (ask_real)
@@ -88,13 +87,14 @@ def plan_real(config: RunConfig, own: bool) -> list[RealCell]:
             text=message.message,
             expected_behaviour=message.expected,
             question_type="clinical",
-            seed_text=qaps[first].question,
+            seed_text=qaps[first].question if message.seed_ids else None,
             sampling_seed=0,
             prompt=REAL,
             llm_model="-",
-            gold_ids=list(message.seed_ids) if own else None,
+            gold_ids=list(message.seed_ids) if own and message.seed_ids else None,
         )
-        cells.append(RealCell(message, probe, qaps[first].answer, accepted if own else ()))
+        reference = qaps[first].answer if message.seed_ids else None
+        cells.append(RealCell(message, probe, reference, accepted if own else ()))
     return cells
 
 
@@ -165,76 +165,67 @@ def _case(cell: RealCell, probe: Probe, response: Response, own_seed: bool) -> C
         response=response,
         source="qap" if cell.message.expected == "answer" else "generate",
         reference=cell.reference,
-        own_seed=own_seed,
+        own_seed=own_seed and bool(cell.message.seed_ids),  # an unlabelled message has no right QAP
         equivalent=cell.accepted,
     )
+
+
+def reply_of(response: Response | None) -> Reply | None:
+    """What the bot did with a message, as the predictor sees it (``None``: not asked)."""
+    if response is None or response.excluded:
+        return None
+    return Reply(response.answer is not None and response.no_answer_reason is None, response.similarity)
 
 
 def real_summary(
     store: RunStore,
     cells: list[RealCell],
-    simulated_by_seed: dict[str, dict[str, list[float]]],
+    simulated: SimulatedValues,
     file: str,
     seed: int = 0,
 ) -> RealPatientsSummary:
     """Each metric over the real messages, beside its simulated figure over the simulated
-    patients' rephrasings of the seeds (``simulated_by_seed``: metric → seed → values): the gap,
-    and the real figure corrected by the simulation where real messages' seeds have simulated
-    values."""
+    patients' rephrasings of the seeds: the gap, the figure predicted from the bot's replies to
+    the real messages, and the real figure corrected by the simulation
+    (``simpop.validity.predictive``)."""
     logs = RealLogs.open(store)
-    values: dict[str, list[tuple[str, float]]] = defaultdict(list)  # metric → (seed, value)
+    replies = {c.probe.cell_id: reply_of(logs.responses.get(c.probe.cell_id)) for c in cells}
+    values: dict[str, list[tuple[str, float, Reply | None]]] = defaultdict(list)
+    valued: dict[str, set[str]] = defaultdict(set)
     for score in logs.scores.scan():
         for name, value in metric_values(score).items():
             if value is not None and not score.excluded:
-                values[name].append((score.seed_id, value))
-    metrics, predictive = [], []
+                values[name].append((score.seed_id, value, replies.get(score.cell_id)))
+                valued[name].add(score.cell_id)
+    metrics, figures = [], []
     for name in sorted(values):
-        found = [v for _, v in values[name]]
+        found = [v for _, v, _ in values[name]]
         real = mean(found, GROUP, name, _rate(found), seed=seed)
         metrics.append(real)
-        every = [v for by in simulated_by_seed.get(name, {}).values() for v in by]
+        every = [v for by in simulated.by_seed.get(name, {}).values() for v in by]
         if every:
-            simulated = mean(every, "simulated patients", name, _rate(every), seed=seed)
-            predictive.append(_predictive(name, simulated, real, values[name], simulated_by_seed[name]))
+            unlabelled = [r for cell, r in replies.items() if r is not None and cell not in valued[name]]
+            figures.append(
+                predictive(
+                    mean(every, "simulated patients", name, _rate(every), seed=seed),
+                    real,
+                    RealValues(values[name], unlabelled),
+                    simulated.by_seed[name],
+                    simulated.replies.get(name, []),
+                )
+            )
     responses = [logs.responses.get(c.probe.cell_id) for c in cells]
     logs.close()
     return RealPatientsSummary(
         file=file,
         messages=len(cells),
+        labelled=sum(1 for c in cells if c.message.seed_ids),
         asked=sum(1 for r in responses if r is not None and not r.error and not r.skipped),
         errors=sum(1 for r in responses if r is None or r.error),
         metrics=metrics,
-        predictive=predictive,
+        predictive=figures,
     )
 
 
 def _rate(values: list[float]) -> bool:
     return all(v in (0.0, 1.0) for v in values)
-
-
-def _predictive(
-    name: str,
-    simulated: GroupMean,
-    real: GroupMean,
-    values: list[tuple[str, float]],
-    by_seed: dict[str, list[float]],
-) -> Predictive:
-    gap = None if simulated.mean is None or real.mean is None else round(simulated.mean - real.mean, 4)
-    figure = None
-    labelled = [(by_seed[s], v) for s, v in values if by_seed.get(s)]
-    if len(labelled) >= 2:
-        y = np.array([v for _, v in labelled])
-        f = np.array([float(np.mean(sim)) for sim, _ in labelled])
-        every = np.array([v for sim in by_seed.values() for v in sim])
-        rate = bool(np.isin(y, (0.0, 1.0)).all())
-        bounds = (0.0, 1.0) if rate else (float(min(y.min(), every.min())), float(max(y.max(), every.max())))
-        found = corrected(y, f, every, bounds)
-        alone = labelled_only(y)
-        figure = CorrectedFigure(
-            mean=round(found.mean, 4),
-            ci_low=round(found.ci_low, 4),
-            ci_high=round(found.ci_high, 4),
-            tuning=found.tuning,
-            narrower=round(alone.width / found.width, 2) if found.width > 0 else None,
-        )
-    return Predictive(metric=name, simulated=simulated, real=real, gap=gap, corrected=figure)

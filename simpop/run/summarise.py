@@ -35,8 +35,10 @@ from simpop.run.assembly import RunLogs
 from simpop.run.completeness import Group, StageTally, is_incomplete, tested_groups, untested
 from simpop.run.conversation_summary import ConversationTally, converse_stage
 from simpop.run.plan import RunInputs
-from simpop.run.real_arm import real_summary
+from simpop.run.real_arm import real_summary, reply_of
 from simpop.store import JsonlLog, RunStore
+from simpop.validity.predictive import SimulatedValues
+from simpop.validity.predictor import Reply
 
 
 class JudgeTally:
@@ -148,7 +150,8 @@ class RecordTally:
         self.talks = ConversationTally(inputs)
         # the simulated rephrasings' values by metric and seed, beside the real patients' (issue 71)
         self.real = bool(inputs.real)
-        self.by_seed: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        self.simulated = SimulatedValues()
+        self.replies: dict[str, Reply | None] = {}  # the bot's reply to each simulated rephrasing
 
     def probes(self, probes: JsonlLog[Probe]) -> Iterator[Probe]:
         for probe in probes.scan():
@@ -160,6 +163,8 @@ class RecordTally:
         if response.cell_id not in self.in_plan:
             return
         self.stages.response(response)
+        if self.real and response.scenario_id == VARIANT_SCENARIO:
+            self.replies[response.cell_id] = reply_of(response)
         if response.excluded:
             self.excluded[response.excluded] += 1
             self.not_scored["scenario", response.scenario_id][response.excluded] += 1
@@ -176,9 +181,10 @@ class RecordTally:
         self.stages.score(score)
         self.judge.add(score)
         if self.real and score.scenario_id == VARIANT_SCENARIO and not score.excluded:
+            reply = self.replies.get(score.cell_id)
             for name, value in metric_values(score).items():
                 if value is not None:
-                    self.by_seed[name][score.seed_id].append(value)
+                    self.simulated.add(name, score.seed_id, value, reply)
         if score.metric != QAP_MATCH:
             self.means.add(score)
         elif self.own_variants and score.scenario_id == VARIANT_SCENARIO:
@@ -220,7 +226,7 @@ def summarise(store: RunStore, inputs: RunInputs, logs: RunLogs, facts: RunFacts
             tally.not_scored[group][reason] += 1
     tested = tested_groups(by_persona, by_scenario, accuracy) | talks.tested
     real = (
-        real_summary(store, inputs.real, tally.by_seed, str(inputs.real_file), facts.seed)
+        real_summary(store, inputs.real, tally.simulated, str(inputs.real_file), facts.seed)
         if inputs.real
         else None
     )

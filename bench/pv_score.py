@@ -1,0 +1,310 @@
+"""The figures of ``bench/predictive_validity.py score``: a zoo of bots re-asked the simulated
+and real messages of a run, per bot simulated vs real accuracy, across bots slope, Kendall's
+tau and mean |gap| with bootstrap intervals, and the corrected estimate from 50 labelled real
+messages (its coverage and width against the 50 alone)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from rapidfuzz import fuzz, process
+from scipy.stats import kendalltau
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from simpop.embed import Embedder
+from simpop.models import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL, QAP, EmbeddingConfig
+from simpop.population.gold import equivalent_qaps
+from simpop.targets.qap import QAPMatcher, QAPTargetConfig, matchable
+from simpop.validity.corrected import corrected, labelled_only
+
+LABELLED = 50  # labelled real messages of the corrected estimate
+DRAWS = 200  # draws of them, for its coverage
+BOOTSTRAP = 1000
+PRODUCT_BOT = "minilm@0.6"  # the run's own bot (simpop's default matcher threshold of the demos)
+
+
+@dataclass(frozen=True)
+class Item:
+    """A message and the catalogue ids a right answer may carry."""
+
+    key: str  # the seed (simulated) or the message id (real): the bootstrap's unit
+    text: str
+    accepted: frozenset[str]
+    persona: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    matched: str | None
+    similarity: float | None
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def latest_run(folder: Path, population: str) -> Path:
+    runs = sorted(folder.glob(f"runs/pv-{folder.name}-{population}-*"))
+    finished = [r for r in runs if (r / "summary.json").exists()]
+    if not finished:
+        raise SystemExit(f"no finished {population} run in {folder / 'runs'}: run the bench's `run` step")
+    return finished[-1]
+
+
+def simulated_items(run: Path, same: dict[str, list[str]]) -> list[Item]:
+    """The run's valid simulated probes that its QAP-match accuracy scored."""
+    scored = {
+        s["cell_id"]
+        for s in read_jsonl(run / "scores.jsonl")
+        if s["metric"] == "qap_match" and s.get("excluded") is None and s.get("value") is not None
+    }
+    items = []
+    for probe in read_jsonl(run / "probes.jsonl"):
+        if probe["cell_id"] in scored:
+            text = probe["noisy_text"] if probe.get("noisy_text") is not None else probe["text"]
+            seed = probe["seed_id"]
+            items.append(Item(seed, text, frozenset([seed, *same.get(seed, ())]), probe["persona_id"]))
+    return items
+
+
+def real_items(folder: Path, same: dict[str, list[str]]) -> list[Item]:
+    items = []
+    for row in read_jsonl(folder / "real.jsonl"):
+        accepted = frozenset(i for s in row["seed_ids"] for i in (s, *same.get(s, ())))
+        items.append(Item(row["id"], row["message"], accepted, "real"))
+    return items
+
+
+class Fuzzy:
+    """A fuzzy string matcher (rapidfuzz's token-set ratio) over the QAP questions."""
+
+    def __init__(self, qaps: list[QAP], cutoff: float) -> None:
+        self.qaps, self.cutoff = matchable(qaps), cutoff
+        self.questions = [q.question.lower() for q in self.qaps]
+
+    def replies(self, texts: list[str]) -> list[Reply]:
+        found = []
+        for text in texts:
+            best = process.extractOne(text.lower(), self.questions, scorer=fuzz.token_set_ratio)
+            hit = best is not None and best[1] >= self.cutoff
+            found.append(Reply(self.qaps[best[2]].id if hit else None, best[1] / 100 if best else None))
+        return found
+
+
+class Tfidf:
+    """A TF-IDF cosine matcher over the QAP questions."""
+
+    def __init__(self, qaps: list[QAP], cutoff: float) -> None:
+        self.qaps, self.cutoff = matchable(qaps), cutoff
+        self.vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
+        self.matrix = self.vectorizer.fit_transform([q.question for q in self.qaps])
+
+    def replies(self, texts: list[str]) -> list[Reply]:
+        similarities = (self.vectorizer.transform(texts) @ self.matrix.T).toarray()
+        best = similarities.argmax(axis=1)
+        return [
+            Reply(self.qaps[b].id if row[b] >= self.cutoff else None, float(row[b]))
+            for b, row in zip(best, similarities, strict=True)
+        ]
+
+
+class Embedded:
+    """simpop's own QAP matcher at a model and threshold."""
+
+    def __init__(self, qaps: list[QAP], embedder: Embedder, threshold: float) -> None:
+        config = QAPTargetConfig(kind="qap", qaps=Path("-"), threshold=threshold, min_words=3)
+        self.matcher = QAPMatcher(config, qaps, embedder)
+
+    def replies(self, texts: list[str]) -> list[Reply]:
+        self.matcher.embedder.embed(texts)  # batched once, then cached
+        answers = [self.matcher.match(t) for t in texts]
+        return [Reply(a.matched_id, a.similarity) for a in answers]
+
+
+def zoo(qaps: list[QAP]) -> dict[str, object]:
+    minilm = Embedder(EmbeddingConfig(model=DEFAULT_EMBEDDING_MODEL))
+    e5 = Embedder(EmbeddingConfig(model=MULTILINGUAL_EMBEDDING_MODEL))
+    bots: dict[str, object] = {f"minilm@{t}": Embedded(qaps, minilm, t) for t in (0.4, 0.5, 0.6, 0.7, 0.8)}
+    bots |= {f"e5-small@{t}": Embedded(qaps, e5, t) for t in (0.8, 0.85)}
+    bots |= {f"fuzzy@{c}": Fuzzy(qaps, c) for c in (50, 70)}
+    bots["tfidf@0.3"] = Tfidf(qaps, 0.3)
+    return bots
+
+
+def right(items: list[Item], replies: list[Reply]) -> np.ndarray:
+    return np.array([float(r.matched in i.accepted) for i, r in zip(items, replies, strict=True)])
+
+
+def cluster_mean(values: np.ndarray, keys: list[str], rng: np.random.Generator, draws: int) -> np.ndarray:
+    """``draws`` bootstrap means, resampling whole clusters (a seed's cells together)."""
+    groups = defaultdict(list)
+    for v, k in zip(values, keys, strict=True):
+        groups[k].append(v)
+    sums = np.array([sum(g) for g in groups.values()])
+    counts = np.array([len(g) for g in groups.values()])
+    picks = rng.integers(0, len(sums), size=(draws, len(sums)))
+    return sums[picks].sum(axis=1) / counts[picks].sum(axis=1)
+
+
+def ci(samples: np.ndarray) -> str:
+    low, high = np.percentile(samples, [2.5, 97.5])
+    return f"{low:.2f}–{high:.2f}"
+
+
+def predictor_replies(replies: list[Reply]) -> list:
+    from simpop.validity.predictor import Reply as Seen
+
+    return [Seen(r.matched is not None, r.similarity) for r in replies]
+
+
+@dataclass
+class BotFigures:
+    name: str
+    simulated: np.ndarray  # 0/1 per simulated item
+    real: np.ndarray  # 0/1 per real item
+    predicted: np.ndarray  # P(right) per real item, from its reply, fitted on the simulated ones
+
+
+def corrected_check(bot: BotFigures, rng: random.Random) -> tuple[float, float, float]:
+    """Over ``DRAWS`` draws of ``LABELLED`` labelled real messages: how often the corrected 95%
+    interval covers the real figure, and the median width of the labelled messages' own interval
+    over the corrected one; and the share of draws the corrected interval is the narrower."""
+    truth = float(bot.real.mean())
+    covered, ratios = 0, []
+    for _ in range(DRAWS):
+        labelled = set(rng.sample(range(len(bot.real)), LABELLED))
+        rest = [i for i in range(len(bot.real)) if i not in labelled]
+        index = sorted(labelled)
+        found = corrected(bot.real[index], bot.predicted[index], bot.predicted[rest])
+        alone = labelled_only(bot.real[index])
+        covered += found.ci_low <= truth <= found.ci_high
+        ratios.append(alone.width / found.width if found.width > 0 else float("inf"))
+    return covered / DRAWS, float(np.median(ratios)), float(np.mean(np.array(ratios) >= 1.5))
+
+
+def across(sims: np.ndarray, reals: np.ndarray) -> tuple[float, float, float]:
+    """Slope of real on simulated, Kendall's tau, mean |simulated - real|, across bots."""
+    slope = float(np.polyfit(sims, reals, 1)[0]) if np.ptp(sims) > 0 else float("nan")
+    tau = float(kendalltau(sims, reals).statistic)
+    return slope, tau, float(np.mean(np.abs(sims - reals)))
+
+
+def score_set(folder: Path, population: str) -> dict:
+    run = latest_run(folder, population)
+    qaps = [QAP.model_validate(r) for r in read_jsonl(folder / "qaps.jsonl")]
+    same = equivalent_qaps(qaps)
+    sim_items, real_items_ = simulated_items(run, same), real_items(folder, same)
+    print(f"\n## {folder.name} ({population}): run {run.name}")
+    print(
+        f"{len(sim_items)} valid simulated messages of {len({i.key for i in sim_items})} seeds; "
+        f"{len(real_items_)} real messages (test half)"
+    )
+    from simpop.validity.predictor import fit_predictor  # noqa: PLC0415
+
+    bots = []
+    for name, bot in zoo(qaps).items():
+        sim_replies = bot.replies([i.text for i in sim_items])
+        real_replies = bot.replies([i.text for i in real_items_])
+        simulated = right(sim_items, sim_replies)
+        predictor = fit_predictor(predictor_replies(sim_replies), list(simulated))
+        predicted = predictor.predict(predictor_replies(real_replies))
+        bots.append(BotFigures(name, simulated, right(real_items_, real_replies), predicted))
+    rng = np.random.default_rng(0)
+    keys = [i.key for i in sim_items]
+    sim_boot = {b.name: cluster_mean(b.simulated, keys, rng, BOOTSTRAP) for b in bots}
+    real_picks = rng.integers(0, len(real_items_), size=(BOOTSTRAP, len(real_items_)))
+    real_boot = {b.name: b.real[real_picks].mean(axis=1) for b in bots}
+    draw = random.Random(0)
+    print(
+        f"{'bot':12} {'simulated':>17} {'real':>17} {'gap':>6} {'predicted':>9} "
+        f"{'corrected: covers':>18} {'narrower':>8}"
+    )
+    rows = []
+    for b in bots:
+        coverage, ratio, _ = corrected_check(b, draw)
+        sim, real = float(b.simulated.mean()), float(b.real.mean())
+        rows.append((b.name, sim, real, float(b.predicted.mean()), coverage, ratio))
+        print(
+            f"{b.name:12} {sim:6.3f} ({ci(sim_boot[b.name])}) {real:6.3f} ({ci(real_boot[b.name])}) "
+            f"{sim - real:+6.3f} {b.predicted.mean():9.3f} {coverage:18.2f} {ratio:7.2f}x"
+        )
+    sims = np.array([r[1] for r in rows])
+    reals = np.array([r[2] for r in rows])
+    preds = np.array([r[3] for r in rows])
+    boot = np.array(
+        [
+            across(
+                np.array([sim_boot[b.name][k] for b in bots]), np.array([real_boot[b.name][k] for b in bots])
+            )
+            for k in range(BOOTSTRAP)
+        ]
+    )
+    slope, tau, gap = across(sims, reals)
+    print(
+        f"across {len(bots)} bots: slope {slope:.2f} ({ci(boot[:, 0])}), Kendall tau {tau:.2f} "
+        f"({ci(boot[:, 1])}), mean |gap| {gap:.3f} ({ci(boot[:, 2])})"
+    )
+    p_slope, p_tau, p_gap = across(preds, reals)
+    print(
+        f"predicted from the bots' replies to the real messages (no label): slope {p_slope:.2f}, "
+        f"tau {p_tau:.2f}, mean |gap| {p_gap:.3f}"
+    )
+    coverage = np.array([r[4] for r in rows])
+    ratio = np.array([r[5] for r in rows])
+    print(
+        f"corrected ({LABELLED} labelled, {DRAWS} draws): covers in >= 90% of draws for "
+        f"{int((coverage >= 0.9).sum())} of {len(bots)} bots (mean coverage {coverage.mean():.3f}); "
+        f"median width ratio {np.median(ratio):.2f}x (>= 1.5x for {int((ratio >= 1.5).sum())} bots)"
+    )
+    personas(bots, sim_items, rng)
+    return {
+        "set": folder.name,
+        "population": population,
+        "slope": slope,
+        "tau": tau,
+        "gap": gap,
+        "rows": rows,
+    }
+
+
+def personas(bots: list[BotFigures], items: list[Item], rng: np.random.Generator) -> None:
+    """Per persona, the product's bot: its simulated figure, and whether the real one is inside
+    the simulated persona mixture's interval (and inside each persona's)."""
+    bot = next(b for b in bots if b.name == PRODUCT_BOT)
+    real = float(bot.real.mean())
+    mixture = cluster_mean(bot.simulated, [i.key for i in items], rng, BOOTSTRAP)
+    low, high = np.percentile(mixture, [2.5, 97.5])
+    parts = []
+    for persona in sorted({i.persona for i in items}):
+        index = [k for k, i in enumerate(items) if i.persona == persona]
+        values = bot.simulated[index]
+        boot = cluster_mean(values, [items[k].key for k in index], rng, BOOTSTRAP)
+        p_low, p_high = np.percentile(boot, [2.5, 97.5])
+        inside = "in" if p_low <= real <= p_high else "OUT"
+        parts.append(f"{persona} {values.mean():.2f} ({p_low:.2f}–{p_high:.2f}, real {inside})")
+    inside = "inside" if low <= real <= high else "outside"
+    print(f"{PRODUCT_BOT} per persona: " + "; ".join(parts))
+    print(f"real {real:.3f} is {inside} the persona mixture's interval {low:.2f}–{high:.2f}")
+
+
+def score(out: Path, populations: list[str], sets: list[str]) -> None:
+    """Every set's figures for each population, then the goal figures side by side."""
+    results = [score_set(out / name, population) for name in sets for population in populations]
+    print("\n## goal figures (test halves): mean |gap| <= 0.05, slope >= 0.8, tau >= 0.8; corrected covers")
+    print("## for >= 90% of bots and is >= 1.5x narrower than 50 labels alone")
+    print(
+        f"{'set':8} {'population':11} {'mean |gap|':>10} {'slope':>6} {'tau':>5} "
+        f"{'covers>=90%':>11} {'narrower':>8}"
+    )
+    for r in results:
+        covered = sum(1 for row in r["rows"] if row[4] >= 0.9)
+        ratio = float(np.median([row[5] for row in r["rows"]]))
+        print(
+            f"{r['set']:8} {r['population']:11} {r['gap']:10.3f} {r['slope']:6.2f} {r['tau']:5.2f} "
+            f"{covered:>5}/{len(r['rows']):<5} {ratio:7.2f}x"
+        )
