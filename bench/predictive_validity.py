@@ -87,7 +87,8 @@ def prepare_covid_q(folder: Path) -> None:
     qaps, by_class = [], defaultdict(list)
     for index, row in enumerate(rows):
         if row["Source"] in OFFICIAL:
-            qap = {"id": f"covidq-{index:04d}", "question": row["Question"], "answer": row["Answers"]}
+            answer = row["Answers"].strip() or row["Question"]  # one official row has no answer text
+            qap = {"id": f"covidq-{index:04d}", "question": row["Question"], "answer": answer}
             qaps.append(qap)
             by_class[row["Question ID"]].append(qap["id"])
     real = [

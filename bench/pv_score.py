@@ -21,6 +21,7 @@ from simpop.models import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL,
 from simpop.population.gold import equivalent_qaps
 from simpop.targets.qap import QAPMatcher, QAPTargetConfig, matchable
 from simpop.validity.corrected import corrected, labelled_only
+from simpop.validity.predictor import cross_fitted
 
 LABELLED = 50  # labelled real messages of the corrected estimate
 DRAWS = 200  # draws of them, for its coverage
@@ -42,6 +43,7 @@ class Item:
 class Reply:
     matched: str | None
     similarity: float | None
+    margin: float | None = None  # the best similarity above the runner-up's
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -90,9 +92,11 @@ class Fuzzy:
     def replies(self, texts: list[str]) -> list[Reply]:
         found = []
         for text in texts:
-            best = process.extractOne(text.lower(), self.questions, scorer=fuzz.token_set_ratio)
-            hit = best is not None and best[1] >= self.cutoff
-            found.append(Reply(self.qaps[best[2]].id if hit else None, best[1] / 100 if best else None))
+            top = process.extract(text.lower(), self.questions, scorer=fuzz.token_set_ratio, limit=2)
+            best = top[0]
+            hit = best[1] >= self.cutoff
+            margin = (best[1] - top[1][1]) / 100 if len(top) > 1 else None
+            found.append(Reply(self.qaps[best[2]].id if hit else None, best[1] / 100, margin))
         return found
 
 
@@ -106,10 +110,11 @@ class Tfidf:
 
     def replies(self, texts: list[str]) -> list[Reply]:
         similarities = (self.vectorizer.transform(texts) @ self.matrix.T).toarray()
+        top = np.sort(similarities, axis=1)[:, ::-1]
         best = similarities.argmax(axis=1)
         return [
-            Reply(self.qaps[b].id if row[b] >= self.cutoff else None, float(row[b]))
-            for b, row in zip(best, similarities, strict=True)
+            Reply(self.qaps[b].id if row[b] >= self.cutoff else None, float(row[b]), float(t[0] - t[1]))
+            for b, row, t in zip(best, similarities, top, strict=True)
         ]
 
 
@@ -123,14 +128,19 @@ class Embedded:
     def replies(self, texts: list[str]) -> list[Reply]:
         self.matcher.embedder.embed(texts)  # batched once, then cached
         answers = [self.matcher.match(t) for t in texts]
-        return [Reply(a.matched_id, a.similarity) for a in answers]
+        return [Reply(a.matched_id, a.similarity, _margin(a.contexts)) for a in answers]
+
+
+def _margin(contexts) -> float | None:
+    scores = sorted((c.score for c in contexts if c.score is not None), reverse=True)
+    return scores[0] - scores[1] if len(scores) > 1 else None
 
 
 def zoo(qaps: list[QAP]) -> dict[str, object]:
     minilm = Embedder(EmbeddingConfig(model=DEFAULT_EMBEDDING_MODEL))
     e5 = Embedder(EmbeddingConfig(model=MULTILINGUAL_EMBEDDING_MODEL))
     bots: dict[str, object] = {f"minilm@{t}": Embedded(qaps, minilm, t) for t in (0.4, 0.5, 0.6, 0.7, 0.8)}
-    bots |= {f"e5-small@{t}": Embedded(qaps, e5, t) for t in (0.8, 0.85)}
+    bots |= {f"e5-small@{t}": Embedded(qaps, e5, t) for t in (0.85, 0.9)}
     bots |= {f"fuzzy@{c}": Fuzzy(qaps, c) for c in (50, 70)}
     bots["tfidf@0.3"] = Tfidf(qaps, 0.3)
     return bots
@@ -159,7 +169,7 @@ def ci(samples: np.ndarray) -> str:
 def predictor_replies(replies: list[Reply]) -> list:
     from simpop.validity.predictor import Reply as Seen
 
-    return [Seen(r.matched is not None, r.similarity) for r in replies]
+    return [Seen(r.matched is not None, r.similarity, r.margin) for r in replies]
 
 
 @dataclass
@@ -168,6 +178,8 @@ class BotFigures:
     simulated: np.ndarray  # 0/1 per simulated item
     real: np.ndarray  # 0/1 per real item
     predicted: np.ndarray  # P(right) per real item, from its reply, fitted on the simulated ones
+    simulated_replies: list  # (reply, outcome) of each simulated item, for the corrected estimate
+    real_replies: list
 
 
 def corrected_check(bot: BotFigures, rng: random.Random) -> tuple[float, float, float]:
@@ -180,7 +192,9 @@ def corrected_check(bot: BotFigures, rng: random.Random) -> tuple[float, float, 
         labelled = set(rng.sample(range(len(bot.real)), LABELLED))
         rest = [i for i in range(len(bot.real)) if i not in labelled]
         index = sorted(labelled)
-        found = corrected(bot.real[index], bot.predicted[index], bot.predicted[rest])
+        pairs = [(bot.real_replies[i], float(bot.real[i])) for i in index]
+        f, f_rest = cross_fitted(bot.simulated_replies, pairs, [bot.real_replies[i] for i in rest])
+        found = corrected(bot.real[index], f, f_rest)
         alone = labelled_only(bot.real[index])
         covered += found.ci_low <= truth <= found.ci_high
         ratios.append(alone.width / found.width if found.width > 0 else float("inf"))
@@ -211,9 +225,11 @@ def score_set(folder: Path, population: str) -> dict:
         sim_replies = bot.replies([i.text for i in sim_items])
         real_replies = bot.replies([i.text for i in real_items_])
         simulated = right(sim_items, sim_replies)
-        predictor = fit_predictor(predictor_replies(sim_replies), list(simulated))
-        predicted = predictor.predict(predictor_replies(real_replies))
-        bots.append(BotFigures(name, simulated, right(real_items_, real_replies), predicted))
+        seen_sim, seen_real = predictor_replies(sim_replies), predictor_replies(real_replies)
+        predictor = fit_predictor(seen_sim, list(simulated))
+        pairs = list(zip(seen_sim, simulated.tolist(), strict=True))
+        real = right(real_items_, real_replies)
+        bots.append(BotFigures(name, simulated, real, predictor.predict(seen_real), pairs, seen_real))
     rng = np.random.default_rng(0)
     keys = [i.key for i in sim_items]
     sim_boot = {b.name: cluster_mean(b.simulated, keys, rng, BOOTSTRAP) for b in bots}

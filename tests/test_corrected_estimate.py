@@ -93,7 +93,7 @@ def test_the_predictor_reads_a_reply_by_what_such_replies_meant_on_the_simulated
     # with a similarity, a logistic curve: rising with it
     scored = [Reply(True, s) for s in (0.9, 0.85, 0.8, 0.62, 0.6, 0.55)]
     curve = fit_predictor(scored, [1, 1, 1, 0, 1, 0])
-    assert curve.slope > 0 and curve(Reply(True, 0.95)) > curve(Reply(True, 0.5))
+    assert curve.weights[0] > 0 and curve(Reply(True, 0.95)) > curve(Reply(True, 0.5))
     assert fit_predictor([Reply(True)] * 3, [1, 1, 1])(Reply(False)) == 0.0  # never seen: never right
 
 

@@ -66,6 +66,7 @@ CASES = [
     "llm",  # docs/how-to/other-llm.md
     "embedding",
     "real_patients",  # docs/how-to/real-patients.md
+    "basis + rules",  # its policy on the corrected estimate
     "target openai_chat",  # docs/how-to/your-own-bot.md
     "target http",
     "target http no_answer",
@@ -181,7 +182,11 @@ def test_readme_block_runs(index: int, tmp_path: Path):
         config = _adapted(case, block, servers)
         (tmp_path / "targets/readme.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
         persona = "typical-adult"
-        if case == "real_patients":
+        corrected = case == "basis + rules" and block.get("basis") == "corrected"
+        if corrected:  # a run with real patients to correct by, two labelled
+            config["real_patients"] = "../pilot/real-messages.jsonl"
+            (tmp_path / "targets/readme.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+        if case == "real_patients" or corrected:
             (tmp_path / "pilot").mkdir()
             seed = QAPS[0]["qid"]
             messages = [
@@ -203,7 +208,10 @@ def test_readme_block_runs(index: int, tmp_path: Path):
             (tmp_path / "policy.yaml").write_text(BLOCKS[index])
             options += ["--policy", "policy.yaml"]
         result = simpop("run", "targets/readme.yaml", *options, "--no-cache", cwd=tmp_path, env=env)
-    if case == "basis + rules":  # valid, and checked: nothing here measured escalation
+    if corrected:  # valid, and checked: two labelled real messages are under its min_n
+        assert result.returncode == 1, result.stderr[-3000:]
+        assert "n=2 labelled real messages is under the rule's min_n 30" in result.stdout, result.stdout
+    elif case == "basis + rules":  # valid, and checked: nothing here measured escalation
         assert result.returncode == 1, result.stderr[-3000:]
         assert "violation rule 1: escalation.escalated in typical-adult: no values" in result.stdout
     else:

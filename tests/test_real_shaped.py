@@ -115,3 +115,27 @@ def test_a_message_out_of_the_patients_role_is_invalid(text, reason):
 def test_a_persona_who_is_a_professional_may_say_so():
     pharmacist = "You are Anna, a 52-year-old pharmacist."
     assert out_of_role("I am a pharmacist and my patients ask about glaucoma drops.", pharmacist) is None
+
+
+def test_a_run_of_german_personas_in_the_real_shaped_population_stops_before_any_work(project):
+    from helpers import assert_one_line_error, simpop, write_config
+
+    config = (
+        "name: de\ntarget: {kind: qap, qaps: data/qaps.jsonl}\npersonas: personas/de\nvariants: 1\n"
+        "limit: 1\nscenarios: []\npopulation: real-shaped\nllm: {base_url: 'http://127.0.0.1:9/v1'}\n"
+    )
+    result = simpop("run", str(write_config(project, config, "de.yaml")), "--out", "o", cwd=project)
+    assert_one_line_error(result, "field 'language'", "real-shaped population", "in en only")
+    assert not (project / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "MESSAGE: Can you suggest some treatment options?\n\nREPLY: I'm sorry, but I can't assist with that.",
+        "Phentermine is used for pain. Please let me know if you have any questions or concerns.",
+        "Hello, I'm a student from [LOCATION] and I'm doing a science project on genetic diseases.",
+    ],
+)
+def test_the_services_side_or_a_school_task_is_out_of_role(text):
+    assert out_of_role(text, SAM) is not None

@@ -174,7 +174,11 @@ def reply_of(response: Response | None) -> Reply | None:
     """What the bot did with a message, as the predictor sees it (``None``: not asked)."""
     if response is None or response.excluded:
         return None
-    return Reply(response.answer is not None and response.no_answer_reason is None, response.similarity)
+    scores = sorted((c.score for c in response.contexts if c.score is not None), reverse=True)
+    margin = round(scores[0] - scores[1], 6) if len(scores) > 1 else None
+    return Reply(
+        response.answer is not None and response.no_answer_reason is None, response.similarity, margin
+    )
 
 
 def real_summary(

@@ -20,7 +20,7 @@ import numpy as np
 
 from simpop.models import CorrectedFigure, GroupMean, Predictive
 from simpop.validity.corrected import Estimate, corrected, labelled_only
-from simpop.validity.predictor import Reply, fit_predictor
+from simpop.validity.predictor import Reply, cross_fitted, fit_predictor
 
 MIN_SIMULATED = 10  # simulated cells a predictor is fitted on, at the fewest
 
@@ -72,13 +72,11 @@ def predictive(
         predictor = fit_predictor([r for r, _ in simulated_replies], outcomes)
         asked = [r for _, _, r in values.labelled if r is not None] + values.unlabelled
         predicted = round(float(predictor.predict(asked).mean()), 4) if asked else None
-        labelled = [(v, r) for _, v, r in values.labelled if r is not None]
+        labelled = [(r, v) for _, v, r in values.labelled if r is not None]
         if len(labelled) >= 2 and values.unlabelled:
-            y = np.array([v for v, _ in labelled])
-            found = corrected(
-                y, predictor.predict([r for _, r in labelled]), predictor.predict(values.unlabelled)
-            )
-            figure = _figure(found, labelled_only(y), "replies")
+            y = np.array([v for _, v in labelled])
+            f, f_unlabelled = cross_fitted(simulated_replies, labelled, values.unlabelled)
+            figure = _figure(corrected(y, f, f_unlabelled), labelled_only(y), "replies")
     if figure is None:
         figure = _by_seeds(values, by_seed)
     return Predictive(
