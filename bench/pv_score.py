@@ -21,7 +21,8 @@ from simpop.models import DEFAULT_EMBEDDING_MODEL, MULTILINGUAL_EMBEDDING_MODEL,
 from simpop.population.gold import equivalent_qaps
 from simpop.targets.qap import QAPMatcher, QAPTargetConfig, matchable
 from simpop.validity.corrected import corrected, labelled_only
-from simpop.validity.predictor import cross_fitted
+from simpop.validity.predictor import Reply as Seen
+from simpop.validity.predictor import cross_fitted, fit_predictor
 
 LABELLED = 50  # labelled real messages of the corrected estimate
 DRAWS = 200  # draws of them, for its coverage
@@ -166,9 +167,7 @@ def ci(samples: np.ndarray) -> str:
     return f"{low:.2f}–{high:.2f}"
 
 
-def predictor_replies(replies: list[Reply]) -> list:
-    from simpop.validity.predictor import Reply as Seen
-
+def predictor_replies(replies: list[Reply]) -> list[Seen]:
     return [Seen(r.matched is not None, r.similarity, r.margin) for r in replies]
 
 
@@ -218,8 +217,6 @@ def score_set(folder: Path, population: str) -> dict:
         f"{len(sim_items)} valid simulated messages of {len({i.key for i in sim_items})} seeds; "
         f"{len(real_items_)} real messages (test half)"
     )
-    from simpop.validity.predictor import fit_predictor  # noqa: PLC0415
-
     bots = []
     for name, bot in zoo(qaps).items():
         sim_replies = bot.replies([i.text for i in sim_items])
