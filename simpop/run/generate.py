@@ -148,7 +148,6 @@ class GroupRequest:
     situations: int = 0  # the patient's situations asked for with questions written alone
     no_situations: list[dict[str, str]] | None = None  # the messages without asking for them
     shown: tuple[str, ...] = ()  # the examples of a situation the messages show
-    message_chars: int = MAX_MESSAGE_CHARS  # a whole message's (a real-shaped one is longer)
     scaffolds: tuple[Scaffold, ...] = ()  # the real messages a real-shaped probe is written like
 
     def call(self, attempt: int = 0, situations: bool = True) -> tuple:
@@ -160,7 +159,9 @@ class GroupRequest:
 
     @property
     def max_chars(self) -> int:
-        return MAX_QUESTION_CHARS if self.one_question else self.message_chars
+        if self.one_question:
+            return MAX_QUESTION_CHARS
+        return MAX_SHAPED_CHARS if self.scaffolds else MAX_MESSAGE_CHARS  # a real-shaped one is longer
 
     @property
     def max_tokens(self) -> int:
@@ -185,10 +186,7 @@ def group_request(inputs: RunInputs, cells: list[Cell], run_seed: int) -> GroupR
     scaffolds = scaffolds_for(source.questions[0], persona, seed) if scenario.scaffold else ()
     messages = probe_messages(persona, scenario, inputs.domain, source, wanted, situations, shown, scaffolds)
     plain = probe_messages(persona, scenario, inputs.domain, source, wanted) if situations else None
-    chars = MAX_SHAPED_CHARS if scaffolds else MAX_MESSAGE_CHARS
-    return GroupRequest(
-        messages, wanted, seed, one_question, situations, plain, tuple(shown), chars, scaffolds
-    )
+    return GroupRequest(messages, wanted, seed, one_question, situations, plain, tuple(shown), scaffolds)
 
 
 def uncached_requests(inputs: RunInputs, llm: LLMClient | None, run_seed: int) -> list[GroupRequest]:
