@@ -22,7 +22,7 @@ from simpop.population.gold import equivalent_qaps
 from simpop.targets.qap import QAPMatcher, QAPTargetConfig, matchable
 from simpop.validity.corrected import corrected, labelled_only
 from simpop.validity.predictor import Reply as Seen
-from simpop.validity.predictor import cross_fitted, fit_predictor
+from simpop.validity.predictor import cross_fitted, fit_predictor, margin_of
 
 LABELLED = 50  # labelled real messages of the corrected estimate
 DRAWS = 200  # draws of them, for its coverage
@@ -129,12 +129,7 @@ class Embedded:
     def replies(self, texts: list[str]) -> list[Reply]:
         self.matcher.embedder.embed(texts)  # batched once, then cached
         answers = [self.matcher.match(t) for t in texts]
-        return [Reply(a.matched_id, a.similarity, _margin(a.contexts)) for a in answers]
-
-
-def _margin(contexts) -> float | None:
-    scores = sorted((c.score for c in contexts if c.score is not None), reverse=True)
-    return scores[0] - scores[1] if len(scores) > 1 else None
+        return [Reply(a.matched_id, a.similarity, margin_of(c.score for c in a.contexts)) for a in answers]
 
 
 def zoo(qaps: list[QAP]) -> dict[str, object]:

@@ -16,6 +16,11 @@ from simpop.models import GroupAccuracy, GroupMean, Score
 Z_95 = 1.959963984540054
 
 
+def is_rate(values: Iterable[float]) -> bool:
+    """Whether every value is 0 or 1: a proportion, with a Wilson interval."""
+    return all(v in (0.0, 1.0) for v in values)
+
+
 def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float] | None:
     """Wilson score interval for a binomial proportion (Wilson, JASA 1927; Brown, Cai &
     DasGupta, Stat. Sci. 2001, eq. 4): centre (p + z^2/2n) / (1 + z^2/n), half-width

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rich.progress import Progress
 
-from simpop.aggregate import mean, metric_values
+from simpop.aggregate import is_rate, mean, metric_values
 from simpop.config import load_qaps, load_real_patients
 from simpop.errors import ConfigError
 from simpop.metrics import Case, Metric, Scorers
@@ -204,14 +204,14 @@ def real_summary(
     metrics, figures = [], []
     for name in sorted(values):
         found = [v for _, v, _ in values[name]]
-        real = mean(found, GROUP, name, _rate(found), seed=seed)
+        real = mean(found, GROUP, name, is_rate(found), seed=seed)
         metrics.append(real)
         every = [v for by in simulated.by_seed.get(name, {}).values() for v in by]
         if every:
             unlabelled = [r for cell, r in replies.items() if r is not None and cell not in valued[name]]
             figures.append(
                 predictive(
-                    mean(every, "simulated patients", name, _rate(every), seed=seed),
+                    mean(every, "simulated patients", name, is_rate(every), seed=seed),
                     real,
                     RealValues(values[name], unlabelled),
                     simulated.by_seed[name],
@@ -229,7 +229,3 @@ def real_summary(
         metrics=metrics,
         predictive=figures,
     )
-
-
-def _rate(values: list[float]) -> bool:
-    return all(v in (0.0, 1.0) for v in values)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simpop.aggregate import is_rate
 from simpop.models import CorrectedFigure, GroupMean, Predictive
 from simpop.validity.corrected import Estimate, corrected, labelled_only
 from simpop.validity.predictor import Reply, cross_fitted, fit_predictor
@@ -49,10 +50,6 @@ class RealValues:
     unlabelled: list[Reply]
 
 
-def _binary(values) -> bool:
-    return bool(np.isin(np.asarray(values, dtype=float), (0.0, 1.0)).all())
-
-
 def predictive(
     simulated: GroupMean,
     real: GroupMean,
@@ -66,8 +63,8 @@ def predictive(
     outcomes = [v for _, v in simulated_replies]
     if (
         len(simulated_replies) >= MIN_SIMULATED
-        and _binary(outcomes)
-        and _binary([v for _, v, _ in values.labelled])
+        and is_rate(outcomes)
+        and is_rate([v for _, v, _ in values.labelled])
     ):
         predictor = fit_predictor([r for r, _ in simulated_replies], outcomes)
         asked = [r for _, _, r in values.labelled if r is not None] + values.unlabelled
@@ -92,7 +89,7 @@ def _by_seeds(values: RealValues, by_seed: dict[str, list[float]]) -> CorrectedF
     f = np.array([float(np.mean(sim)) for sim, _ in labelled])
     every = np.array([v for sim in by_seed.values() for v in sim])
     bounds = (
-        (0.0, 1.0) if _binary(y) else (float(min(y.min(), every.min())), float(max(y.max(), every.max())))
+        (0.0, 1.0) if is_rate(y) else (float(min(y.min(), every.min())), float(max(y.max(), every.max())))
     )
     return _figure(corrected(y, f, every, bounds), labelled_only(y), "seeds")
 

@@ -12,6 +12,7 @@ that, where a prediction made from the simulated messages alone does not."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,12 @@ class Reply:
         if self.similarity is None:
             return None
         return (self.similarity,) if self.margin is None else (self.similarity, self.margin)
+
+
+def margin_of(scores: Iterable[float | None]) -> float | None:
+    """How far the best of a reply's scores (its ranked contexts') stands above the runner-up."""
+    ranked = sorted((s for s in scores if s is not None), reverse=True)
+    return round(ranked[0] - ranked[1], 6) if len(ranked) > 1 else None
 
 
 @dataclass(frozen=True)
