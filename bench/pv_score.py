@@ -1,7 +1,12 @@
 """The figures of ``bench/predictive_validity.py score``: a zoo of bots re-asked the simulated
 and real messages of a run, per bot simulated vs real accuracy, across bots slope, Kendall's
-tau and mean |gap| with bootstrap intervals, and the corrected estimate from 50 labelled real
-messages (its coverage and width against the 50 alone)."""
+tau and mean |gap| with bootstrap intervals, the importance-weighted simulated figure (with its
+effective sample size), and the corrected estimate from 50 labelled real messages (its coverage
+and width against the 50 alone).
+
+Where a set has blind answer labels (``bench/data/<set>/answer-labels.jsonl``: does this
+catalogue entry answer this message, or this seed's question?), a reply the set's own grouping
+counts wrong is right when the labels say the entry answers it, on both sides alike."""
 
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ from simpop.validity.predictor import cross_fitted, fit_predictor, margin_of
 LABELLED = 50  # labelled real messages of the corrected estimate
 DRAWS = 200  # draws of them, for its coverage
 BOOTSTRAP = 1000
+DATA = Path(__file__).resolve().parent / "data"
 PRODUCT_BOT = "minilm@0.6"  # the run's own bot (simpop's default matcher threshold of the demos)
 
 
@@ -38,6 +44,7 @@ class Item:
     text: str
     accepted: frozenset[str]
     persona: str
+    asks: str  # what the answer labels name: the seed's question, or the real message
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,7 @@ def latest_run(folder: Path, population: str) -> Path:
     return finished[-1]
 
 
-def simulated_items(run: Path, same: dict[str, list[str]]) -> list[Item]:
+def simulated_items(run: Path, same: dict[str, list[str]], questions: dict[str, str]) -> list[Item]:
     """The run's valid simulated probes that its QAP-match accuracy scored."""
     scored = {
         s["cell_id"]
@@ -71,7 +78,8 @@ def simulated_items(run: Path, same: dict[str, list[str]]) -> list[Item]:
         if probe["cell_id"] in scored:
             text = probe["noisy_text"] if probe.get("noisy_text") is not None else probe["text"]
             seed = probe["seed_id"]
-            items.append(Item(seed, text, frozenset([seed, *same.get(seed, ())]), probe["persona_id"]))
+            accepted = frozenset([seed, *same.get(seed, ())])
+            items.append(Item(seed, text, accepted, probe["persona_id"], questions[seed]))
     return items
 
 
@@ -79,7 +87,7 @@ def real_items(folder: Path, same: dict[str, list[str]]) -> list[Item]:
     items = []
     for row in read_jsonl(folder / "real.jsonl"):
         accepted = frozenset(i for s in row["seed_ids"] for i in (s, *same.get(s, ())))
-        items.append(Item(row["id"], row["message"], accepted, "real"))
+        items.append(Item(row["id"], row["message"], accepted, "real", row["message"]))
     return items
 
 
@@ -142,8 +150,55 @@ def zoo(qaps: list[QAP]) -> dict[str, object]:
     return bots
 
 
-def right(items: list[Item], replies: list[Reply]) -> np.ndarray:
-    return np.array([float(r.matched in i.accepted) for i, r in zip(items, replies, strict=True)])
+def answer_labels(name: str) -> dict[tuple[str, str], bool]:
+    """The set's blind answer labels, by (message or seed question, catalogue id); none where
+    it has no label file."""
+    path = DATA / name / "answer-labels.jsonl"
+    rows = read_jsonl(path) if path.exists() else []
+    return {(r["message"], r["faq_id"]): r["answers"] == "yes" for r in rows}
+
+
+def right(items: list[Item], replies: list[Reply], labels: dict[tuple[str, str], bool]) -> np.ndarray:
+    """1 where the bot returned an accepted entry, or one the answer labels say answers it."""
+    return np.array(
+        [
+            float(r.matched in i.accepted or labels.get((i.asks, r.matched or ""), False))
+            for i, r in zip(items, replies, strict=True)
+        ]
+    )
+
+
+def unlabelled_wrong(items: list[Item], replies: list[Reply], labels: dict[tuple[str, str], bool]) -> int:
+    """Replies counted wrong for want of a label: an entry outside the accepted ones, unlabelled."""
+    return sum(
+        1
+        for i, r in zip(items, replies, strict=True)
+        if r.matched is not None and r.matched not in i.accepted and (i.asks, r.matched) not in labels
+    )
+
+
+def importance_weighted(
+    simulated: list[Reply], outcomes: np.ndarray, real: list[Reply]
+) -> tuple[float, float]:
+    """The simulated figure reweighted to the real messages' replies (covariate shift; Shimodaira,
+    J. Stat. Plan. Inference 2000): each simulated cell weighs p(real | reply) / p(simulated |
+    reply) by a logistic model of whether the reply was to a real message, on the reply's
+    answered, similarity and margin; and the weights' effective sample size (Kish)."""
+    from sklearn.linear_model import LogisticRegression
+
+    def features(replies: list[Reply]) -> np.ndarray:
+        return np.array(
+            [[r.matched is not None, r.similarity or 0.0, r.margin or 0.0] for r in replies], float
+        )
+
+    x_sim, x_real = features(simulated), features(real)
+    x = np.vstack([x_sim, x_real])
+    centre, spread = x.mean(axis=0), x.std(axis=0) + 1e-9
+    side = np.r_[np.zeros(len(x_sim)), np.ones(len(x_real))]
+    model = LogisticRegression(C=1.0).fit((x - centre) / spread, side)
+    p = model.predict_proba((x_sim - centre) / spread)[:, 1]
+    w = p / (1 - p)
+    return float((w * outcomes).sum() / w.sum()), float(w.sum() ** 2 / (w**2).sum())
 
 
 def cluster_mean(values: np.ndarray, keys: list[str], rng: np.random.Generator, draws: int) -> np.ndarray:
@@ -174,6 +229,7 @@ class BotFigures:
     predicted: np.ndarray  # P(right) per real item, from its reply, fitted on the simulated ones
     simulated_replies: list  # (reply, outcome) of each simulated item, for the corrected estimate
     real_replies: list
+    weighted: tuple[float, float]  # the importance-weighted simulated figure and its effective n
 
 
 def corrected_check(bot: BotFigures, rng: random.Random) -> tuple[float, float, float]:
@@ -206,22 +262,34 @@ def score_set(folder: Path, population: str) -> dict:
     run = latest_run(folder, population)
     qaps = [QAP.model_validate(r) for r in read_jsonl(folder / "qaps.jsonl")]
     same = equivalent_qaps(qaps)
-    sim_items, real_items_ = simulated_items(run, same), real_items(folder, same)
+    questions = {q.id: q.question for q in qaps}
+    sim_items, real_items_ = simulated_items(run, same, questions), real_items(folder, same)
+    labels = answer_labels(folder.name)
     print(f"\n## {folder.name} ({population}): run {run.name}")
     print(
         f"{len(sim_items)} valid simulated messages of {len({i.key for i in sim_items})} seeds; "
         f"{len(real_items_)} real messages (test half)"
     )
-    bots = []
+    bots, unlabelled = [], 0
     for name, bot in zoo(qaps).items():
         sim_replies = bot.replies([i.text for i in sim_items])
         real_replies = bot.replies([i.text for i in real_items_])
-        simulated = right(sim_items, sim_replies)
+        simulated = right(sim_items, sim_replies, labels)
         seen_sim, seen_real = predictor_replies(sim_replies), predictor_replies(real_replies)
         predictor = fit_predictor(seen_sim, list(simulated))
         pairs = list(zip(seen_sim, simulated.tolist(), strict=True))
-        real = right(real_items_, real_replies)
-        bots.append(BotFigures(name, simulated, real, predictor.predict(seen_real), pairs, seen_real))
+        real = right(real_items_, real_replies, labels)
+        weighted = importance_weighted(sim_replies, simulated, real_replies)
+        bots.append(
+            BotFigures(name, simulated, real, predictor.predict(seen_real), pairs, seen_real, weighted)
+        )
+        if labels:
+            unlabelled += unlabelled_wrong(sim_items, sim_replies, labels)
+            unlabelled += unlabelled_wrong(real_items_, real_replies, labels)
+    if labels:
+        print(
+            f"answer labels: {len(labels)} pairs; {unlabelled} replies outside the grouping have none (wrong)"
+        )
     rng = np.random.default_rng(0)
     keys = [i.key for i in sim_items]
     sim_boot = {b.name: cluster_mean(b.simulated, keys, rng, BOOTSTRAP) for b in bots}
@@ -229,17 +297,18 @@ def score_set(folder: Path, population: str) -> dict:
     real_boot = {b.name: b.real[real_picks].mean(axis=1) for b in bots}
     draw = random.Random(0)
     print(
-        f"{'bot':12} {'simulated':>17} {'real':>17} {'gap':>6} {'predicted':>9} "
+        f"{'bot':12} {'simulated':>17} {'real':>17} {'gap':>6} {'predicted':>9} {'weighted (n_eff)':>16} "
         f"{'corrected: covers':>18} {'narrower':>8}"
     )
     rows = []
     for b in bots:
         coverage, ratio, _ = corrected_check(b, draw)
         sim, real = float(b.simulated.mean()), float(b.real.mean())
-        rows.append((b.name, sim, real, float(b.predicted.mean()), coverage, ratio))
+        rows.append((b.name, sim, real, float(b.predicted.mean()), coverage, ratio, *b.weighted))
         print(
             f"{b.name:12} {sim:6.3f} ({ci(sim_boot[b.name])}) {real:6.3f} ({ci(real_boot[b.name])}) "
-            f"{sim - real:+6.3f} {b.predicted.mean():9.3f} {coverage:18.2f} {ratio:7.2f}x"
+            f"{sim - real:+6.3f} {b.predicted.mean():9.3f} {b.weighted[0]:9.3f} ({b.weighted[1]:4.1f}) "
+            f"{coverage:18.2f} {ratio:7.2f}x"
         )
     sims = np.array([r[1] for r in rows])
     reals = np.array([r[2] for r in rows])
@@ -262,6 +331,13 @@ def score_set(folder: Path, population: str) -> dict:
         f"predicted from the bots' replies to the real messages (no label): slope {p_slope:.2f}, "
         f"tau {p_tau:.2f}, mean |gap| {p_gap:.3f}"
     )
+    weighted = np.array([r[6] for r in rows])
+    w_slope, w_tau, w_gap = across(weighted, reals)
+    print(
+        f"importance-weighted simulated figure: slope {w_slope:.2f}, tau {w_tau:.2f}, "
+        f"mean |gap| {w_gap:.3f}; "
+        f"effective n median {np.median([r[7] for r in rows]):.1f} of {len(sim_items)}"
+    )
     coverage = np.array([r[4] for r in rows])
     ratio = np.array([r[5] for r in rows])
     print(
@@ -276,6 +352,8 @@ def score_set(folder: Path, population: str) -> dict:
         "slope": slope,
         "tau": tau,
         "gap": gap,
+        "predicted": p_gap,
+        "weighted": w_gap,
         "rows": rows,
     }
 
@@ -307,12 +385,12 @@ def score(out: Path, populations: list[str], sets: list[str]) -> None:
     print("## for >= 90% of bots and is >= 1.5x narrower than 50 labels alone")
     print(
         f"{'set':8} {'population':11} {'mean |gap|':>10} {'slope':>6} {'tau':>5} "
-        f"{'covers>=90%':>11} {'narrower':>8}"
+        f"{'|gap| predicted':>15} {'|gap| weighted':>14} {'covers>=90%':>11} {'narrower':>8}"
     )
     for r in results:
         covered = sum(1 for row in r["rows"] if row[4] >= 0.9)
         ratio = float(np.median([row[5] for row in r["rows"]]))
         print(
             f"{r['set']:8} {r['population']:11} {r['gap']:10.3f} {r['slope']:6.2f} {r['tau']:5.2f} "
-            f"{covered:>5}/{len(r['rows']):<5} {ratio:7.2f}x"
+            f"{r['predicted']:15.3f} {r['weighted']:14.3f} {covered:>5}/{len(r['rows']):<5} {ratio:7.2f}x"
         )

@@ -264,6 +264,7 @@ def test_a_policy_naming_an_unknown_id_is_bad_input_not_a_gate(tmp_path, what):
 def test_a_policy_may_name_the_runs_ids_and_its_folders(tmp_path):
     run = build_run(tmp_path / "built", "bot", {("low", "emergency"): [1, 1], ("high", "emergency"): [1]})
     policy = {
+        "basis": "point",  # two probes: an interval could not decide it
         "allow_untested": ["emergency", "low", "off-topic", "relative-downplays", "qap-variant"],
         "rules": [{"metric": "safe_behaviour", "min": 0.5, "personas": ["low"], "scenarios": ["emergency"]}],
     }

@@ -27,7 +27,7 @@ LAYERS = [
     ],
     ["aggregate", "config", "store", "llm", "embed", "prompts", "knowledge"],
     ["judging"],
-    ["population", "targets", "metrics", "labels", "validity"],
+    ["population", "targets", "metrics", "labels", "validity", "sequential"],
     ["run", "evaluation", "doctor"],
     ["report", "calibration"],
     ["cli", "testing", "__main__"],

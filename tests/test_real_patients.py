@@ -179,7 +179,8 @@ def test_unlabelled_real_messages_are_predicted_from_the_bots_replies_and_gate_t
         (project / "p.yaml").write_text(f"basis: corrected\nrules:\n  - {{metric: qap_match, min: {low}}}\n")
         gated = simpop("gate", str(directory), "--policy", "p.yaml", cwd=project)
         assert gated.returncode == code, gated.stdout + gated.stderr
-    assert "corrected 95% lower bound" in gated.stdout
+    # 2 of 6 labelled right: min 0.9 is above the corrected interval, or inside it
+    assert "corrected 95% upper bound" in gated.stdout or "the corrected 95% interval" in gated.stdout
     (project / "bad.yaml").write_text(
         "basis: corrected\nrules:\n  - {metric: qap_match, min: 0.5, per: persona}\n"
     )

@@ -49,14 +49,21 @@ def test_gate_checks_each_group_against_the_mean_or_the_interval(run_a):
     assert not result.passed
     assert [(c.group, c.mean, c.passed) for c in result.checks] == [("high", 1.0, True), ("low", 0.5, False)]
     assert result.violations[0].pairs == ["low × emergency"]
+    # 4 of 4 meet min 0.99 by the mean only: the point basis says so beside its pass
+    assert "met by the mean only: its 95% interval 0.510–1.000" in result.checks[0].why
 
-    # 2 of 4 escalated: mean 0.5 meets min 0.4, the Wilson lower bound 0.150 does not
+    # 2 of 4 escalated: mean 0.5 meets min 0.4, the Wilson interval 0.150-0.850 spans it
     lenient = {**escalation, "min": 0.4}
     assert gate(records, policy(lenient), "p").passed
     strict = gate(records, policy(lenient, basis="interval"), "p")
     low = next(c for c in strict.checks if c.group == "low")
-    assert not low.passed and low.compared == pytest.approx(0.1500, abs=1e-3)
-    assert "95% lower bound 0.150 < min 0.4" in low.why
+    assert (low.passed, low.decision) == (False, "undecided")
+    assert low.compared == pytest.approx(0.1500, abs=1e-3)
+    assert "undecided: its 95% interval 0.150–0.850 spans min 0.4" in low.why
+    # and min 0.9: the whole interval is under it, so it failed
+    failed = gate(records, policy({**escalation, "min": 0.9}, basis="interval"), "p")
+    low = next(c for c in failed.checks if c.group == "low")
+    assert low.decision == "failed" and "95% upper bound 0.850 < min 0.9" in low.why
 
 
 def test_gate_literacy_levels_maxima_and_unmeasured_metrics(run_a):

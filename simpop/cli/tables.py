@@ -385,6 +385,8 @@ def gate_table(result: GateResult) -> Table:
             if check.allowed
             else "[green]met[/]"
             if check.passed
+            else f"[yellow]{check.why}[/]"
+            if check.decision == "undecided"
             else f"[red]{check.why}[/]",
         )
     return table

@@ -6,7 +6,7 @@ from __future__ import annotations
 from xml.etree import ElementTree
 
 from simpop.redact import clip
-from simpop.report.gate import RUN_COMPLETE, GateResult
+from simpop.report.gate_checks import RUN_COMPLETE, GateResult
 from simpop.spreadsheet import csv_text
 from simpop.store import RunRecords
 

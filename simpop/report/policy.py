@@ -16,7 +16,7 @@ from simpop.metrics.metric import measures
 from simpop.models import Record
 
 Grouping = Literal["total", "persona", "scenario", "persona_scenario", "health_literacy"]
-Basis = Literal["point", "interval", "corrected"]
+Basis = Literal["point", "interval", "sequence", "corrected"]
 
 
 class Rule(Record):
@@ -78,9 +78,18 @@ class Policy(Record):
 
     name: str | None = None
     basis: Basis = Field(
-        "point",
-        description="point: the mean; interval: the lower 95% bound for a min, the upper for a max; "
-        "corrected: that bound of the real patients' corrected estimate (a run with real_patients)",
+        "interval",
+        description="interval: each group's 95% interval (passed when all of it meets the rule, failed "
+        "when none does, else undecided); sequence: its anytime-valid confidence sequence at `error` "
+        "(valid however often the run is looked at, as a sequential run does); corrected: the real "
+        "patients' corrected estimate (a run with real_patients); point: the mean alone",
+    )
+    error: float = Field(
+        0.05,
+        gt=0,
+        lt=1,
+        description="basis sequence: each group's error: a group that breaks its rule passes with "
+        "probability at most `error`, so does a bot that breaks any rule",
     )
     rules: list[Rule] = Field(min_length=1)
     allow_untested: bool | list[str] = Field(
