@@ -29,7 +29,7 @@ LAYERS = [
     ["judging"],
     ["population", "targets", "metrics", "labels", "validity", "sequential"],
     ["run", "evaluation", "doctor"],
-    ["report", "calibration"],
+    ["report", "calibration", "release"],
     ["cli", "testing", "__main__"],
 ]
 LAYER = {unit: n for n, units in enumerate(LAYERS) for unit in units}

@@ -10,8 +10,9 @@ import pytest
 from simpop.aggregate import wilson_interval
 from simpop.report.gate import gate
 from simpop.report.policy import Policy
+from simpop.sequential.allocation import Standing, Unit, next_round
 from simpop.sequential.confidence import ConfidenceSequence, confidence_sequence, values_needed
-from simpop.sequential.decision import _wilson_needed, decide, still_needs
+from simpop.sequential.decision import _wilson_needed, decide, rule_decision, still_needs
 from simpop.store import load_run
 from simpop.testing.hand_built import build_run
 
@@ -64,7 +65,7 @@ def test_decisions_and_what_an_undecided_rule_needs():
     # stakes at most 0.75 / 0.99 of its capital each time: (1 + 0.0076)^n >= 2 / 0.05 by n = 489
     assert values_needed(1.0, 0.99, 0.05, True) == 489
     assert values_needed(0.95, 0.99, 0.05, True) is None  # at 0.95 it never shows 0.99
-    assert still_needs(1.0, 3, 0.99, None, None) == "about 390 values at its present mean (387 more)"
+    assert still_needs(1.0, 3, 0.99, None, None) == "it needs about 390 values at its present mean (387 more)"
     assert still_needs(0.95, 20, 0.99, None, 0.05) == "at its present mean 0.950 it cannot show min 0.99"
 
 
@@ -81,3 +82,58 @@ def test_three_passing_probes_never_pass_min_099(tmp_path):
         assert "undecided" in check.why and "values at its present mean" in check.why
     shipped_default = Policy.model_validate({"rules": [rule]})
     assert shipped_default.basis == "interval"
+
+
+def test_untested_pairs_come_first_by_severity_and_later_rounds_seek_the_failures():
+    units = [Unit((p, s, f"cell-{k}"), 1) for p in ("a", "b") for s in ("x", "y") for k in range(10)]
+    severe_first = {"a × y": 0, "b × y": 0}
+    first = next_round(units, [], 3, seed=0, priority=severe_first)
+    assert sorted(u.pair for u in first[:2]) == ["a × y", "b × y"] and len(first) == 3
+    assert next_round(units, [], 3, seed=0, priority=severe_first) == first  # drawn by the seed
+    tested = {u.pair for u in first}
+    left = [u for u in units if u not in first]
+    # the one pair not tested yet comes first; then persona a's group, failing half its values
+    # so far, gets more of the room than b's, failing none
+    failing = Standing(n=6, bad=3.0, pairs={"a × x": 0.5, "a × y": 0.5})
+    fine = Standing(n=6, bad=0.0, pairs={"b × x": 0.5, "b × y": 0.5})
+    chosen = next_round(left, [failing, fine], 13, seed=1, tested=tested)
+    [untested] = {"a × x", "a × y", "b × x", "b × y"} - tested
+    assert chosen[0].pair == untested
+    rest = chosen[1:]
+    by_persona = {p: sum(u.key[0] == p for u in rest) for p in ("a", "b")}
+    # weights: a's pairs (3+1)/(6+2) x 0.5 = 0.25 each, b's (0+1)/8 x 0.5 = 0.0625 each; after a
+    # cell each (the minimum share), the 8 spare go 0.25/0.625 x 8 = 3.2 to each of a's pairs
+    # and 0.8 to each of b's: 3 + 3 + 1 + 1 by the largest remainders
+    assert by_persona == {"a": 8, "b": 4}
+    assert {u.pair for u in rest} == {"a × x", "a × y", "b × x", "b × y"}  # nobody left out
+    # with room for two only, the two heaviest pairs get them
+    assert {u.pair for u in next_round(left, [failing, fine], 2, seed=1, tested=tested | {untested})} == {
+        "a × x",
+        "a × y",
+    }
+    # a decided group takes nothing; with nothing open and everything tested, nothing is chosen
+    assert {u.key[0] for u in next_round(left, [failing], 6, seed=1, tested=tested | {untested})} == {"a"}
+    assert next_round(left, [], 6, seed=1, tested=tested | {untested}) == []
+
+
+def test_a_rule_is_failed_by_one_group_and_passed_by_all():
+    assert rule_decision(["passed", "failed", "undecided"]) == "failed"
+    assert rule_decision(["passed", "undecided"]) == "undecided"
+    assert rule_decision(["passed", "passed"]) == "passed"
+    assert rule_decision([]) == "undecided"
+
+
+def test_bets_sized_for_a_known_horizon_are_narrower_there_and_still_cover():
+    rng = np.random.default_rng(3)
+    values = rng.binomial(1, 0.84, 60).tolist()
+    plain, sized = confidence_sequence(values, 0.05), confidence_sequence(values, 0.05, horizon=60)
+    assert sized[1] - sized[0] < plain[1] - plain[0]
+    missed = 0
+    for _ in range(RUNS):
+        cs = ConfidenceSequence(0.05, horizon=ROUNDS * PER_ROUND)
+        for _ in range(ROUNDS):
+            low, high = cs.update(rng.binomial(1, RATE, PER_ROUND).tolist()).interval
+            if not low <= RATE <= high:
+                missed += 1
+                break
+    assert missed / RUNS <= 0.05 + 3 * (0.05 * 0.95 / RUNS) ** 0.5

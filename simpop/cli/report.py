@@ -39,10 +39,16 @@ def check_gate(records: RunRecords, policy_file: Path, junit: Path | None) -> Ga
     check_policy_ids(policy, policy_file, run_ids(records))
     result = gate(records, policy, policy.name or policy_file.stem)
     console.print(gate_table(result))
+    if records.config.gate is not None and records.config.gate.sequential:
+        from simpop.sequential.rounds import ROUNDS_FILE, rounds_lines, rounds_of
+
+        for line in rounds_lines(rounds_of(records.directory / ROUNDS_FILE), records.config.gate.error):
+            console.print(line, soft_wrap=True)
     for check in result.violations:
         figures = f"mean {fmt(check.mean)}, n={check.n}"
         if check.ci_low is not None:
-            figures += f", 95% CI {fmt(check.ci_low)}–{fmt(check.ci_high)}"
+            what = "confidence sequence" if check.basis == "sequence" else "95% CI"
+            figures += f", {what} {fmt(check.ci_low)}–{fmt(check.ci_high)}"
         console.print(
             f"[red]violation[/] rule {check.rule}: {check.figure} in {check.group}: {check.why} ({figures})"
         )

@@ -25,6 +25,13 @@ from simpop.cli.common import (
 from simpop.cli.interrupt import run_interruptibly
 from simpop.cli.labels import apply_calibrator_file
 from simpop.cli.report import check_gate
+from simpop.cli.run_setup import (
+    execution,
+    policy_and_calibrator,
+    run_store,
+    sequential_gate,
+    with_sequential_gate,
+)
 from simpop.cli.run_summary import print_summary
 from simpop.config import with_options
 from simpop.models.registry import plugins_allowed
@@ -87,6 +94,11 @@ if TYPE_CHECKING:
     type=click.Path(path_type=Path),
     help="Release policy YAML: gate the run at the end (exit 1 when a rule is violated).",
 )
+@click.option(
+    "--until-decided",
+    is_flag=True,
+    help="With --policy: run in rounds and stop once every rule is passed or failed (a sequential gate).",
+)
 @CALIBRATOR_OPTION
 @ALLOW_PLUGINS_OPTION
 @click.option(
@@ -113,6 +125,7 @@ def run(
     no_judge: bool,
     dry_run: bool,
     policy_file: Path | None,
+    until_decided: bool,
     calibrator_file: Path | None,
     out: Path,
 ) -> None:
@@ -131,18 +144,17 @@ def run(
         "seed": seed,
     }
     check_options(options)
-    config, store, started = configured(options, chosen, no_judge, concurrency)
-    policy, calibrator = policy_and_calibrator(policy_file, calibrator_file)
+    config, store, started = configured(options, chosen, no_judge, concurrency, until_decided)
+    options = sequential_gate(config, options)
+    policy, calibrator = policy_and_calibrator(options.policy_file, calibrator_file)
     prepared = prepare(options, config, started, policy)
     if prepared is None:  # a dry run: the plan was printed
         return
     config, inputs, plan = prepared
     store = run_store(options, store, config, inputs)
-    from simpop.run.execute import execute
-
     err_console.print(f"run {store.run_id} → {store.directory}")
     summary = run_interruptibly(
-        execute(store, config, inputs, use_cache=not no_cache, progress=progress_bars(plan)),
+        execution(store, config, inputs, policy, options, progress_bars(plan)),
         lambda: err_console.print(
             f"interrupted: the records written so far are kept in {store.directory}; finish with: "
             f"simpop run {config_file} --resume {store.run_id} --out {out}",
@@ -178,33 +190,6 @@ def check_options(options: RunOptions) -> None:
         raise UserError("--retry-failed: only with --resume RUN_ID (the run whose failed cells to do again)")
 
 
-def policy_and_calibrator(
-    policy_file: Path | None, calibrator_file: Path | None
-) -> tuple[Policy | None, Any]:
-    """A bad policy or calibrator fails before the run, and before the heavy libraries load."""
-    from simpop.report.policy import load_policy
-
-    policy = None if policy_file is None else load_policy(policy_file)
-    if calibrator_file is None:
-        return policy, None
-    from simpop.calibration.calibrate import read_calibrator  # scikit-learn: only when asked
-
-    return policy, read_calibrator(calibrator_file)
-
-
-def run_store(options: RunOptions, store: RunStore | None, config: RunConfig, inputs: RunInputs) -> RunStore:
-    """A new run's directory, or the resumed run's, less what failed with ``--retry-failed``."""
-    if store is None:
-        from simpop.run.plan import pinned
-
-        store = RunStore.create(options.out, pinned(config, inputs))
-    if options.retry_failed:
-        from simpop.run.retry import drop_failed, retry_line
-
-        err_console.print(retry_line(drop_failed(store)))
-    return store
-
-
 @dataclass(frozen=True)
 class Started:
     """What reading the config found that the run announces."""
@@ -215,12 +200,14 @@ class Started:
 
 
 def configured(
-    options: RunOptions, chosen: dict[str, Any], no_judge: bool, concurrency: int | None
+    options: RunOptions, chosen: dict[str, Any], no_judge: bool, concurrency: int | None, until_decided: bool
 ) -> tuple[RunConfig, RunStore | None, Started]:
     """The run config: CONFIG with the command's options, or the resumed run's own (with the
     endpoints of CONFIG now); the resumed run's store."""
     # a dry run looks at a config without running its code, unless the user allows it
     loaded = load_run_config(options.config_file, with_plugins=not options.dry_run or plugins_allowed())
+    if until_decided:  # the config's sequential gate
+        loaded = with_sequential_gate(loaded)
     named_embedding = "model" in loaded.embedding.model_fields_set
     store, moved = None, []
     if options.resume_id:
@@ -316,7 +303,19 @@ def check_metrics(options: RunOptions, config: RunConfig) -> None:
 
 
 def plan_notes(config: RunConfig, inputs: RunInputs) -> None:
-    """What a new run's plan leaves out."""
+    """What a new run's plan leaves out, and how a sequential one spends it."""
+    gate = config.gate
+    if gate is not None and gate.sequential:
+        pairs = len({(c.persona_id, c.scenario_id) for c in inputs.cells})
+        most = min(gate.budget.cells or len(inputs.cells), len(inputs.cells))
+        err_console.print(
+            f"note: sequential gate: rounds of {gate.round_units or pairs} cells (the first: one per "
+            f"persona × scenario) until every rule is decided, at most {most} of the {len(inputs.cells)} "
+            "cells above"
+            + (f" or {gate.budget.minutes:g} minutes" if gate.budget.minutes else "")
+            + "; the plan's times are its most",
+            soft_wrap=True,
+        )
     if not config.target.reports_contexts() and any(inputs.gold.values()):
         err_console.print(
             "note: the bot reports no contexts (target.contexts_path): retrieval is not measured",

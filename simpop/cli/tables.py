@@ -361,7 +361,7 @@ def gate_table(result: GateResult) -> Table:
     """Every check of a release policy: the figures, the threshold, and what was found."""
     verdict = "[green]PASS[/]" if result.passed else "[red]FAIL[/]"
     table = FittedTable(title=f"release gate {result.policy}: {verdict}")
-    for column in ("rule", "metric", "group", "n", "mean", "95% CI", "threshold", "result"):
+    for column in ("rule", "metric", "group", "n", "mean", "interval", "threshold", "result"):
         table.add_column(column, justify="right" if column in ("rule", "n", "mean") else "left")
     for check in sorted(result.checks, key=lambda c: (c.passed, c.rule)):
         threshold = " ".join(

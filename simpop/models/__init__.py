@@ -82,6 +82,8 @@ from simpop.models.run_config import (  # noqa: F401
     ChromaServer,
     EmbeddingConfig,
     FailureLimits,
+    GateBudget,
+    GateConfig,
     KnowledgeBaseConfig,
     LLMConfig,
     RetrievalConfig,

@@ -178,6 +178,34 @@ class FailureLimits(Record):
     warn_above: float = Field(0.1, ge=0.0, le=1.0, description="a stage losing more than this is named")
 
 
+class GateBudget(Record):
+    """What a sequential gate may spend at most before it stops undecided."""
+
+    cells: int | None = Field(None, gt=0, description="cells (default: every cell of the plan)")
+    minutes: float | None = Field(None, gt=0, description="wall-clock minutes of the run")
+
+
+class GateConfig(Record):
+    """The release gate of a run (issue 72): with ``sequential``, cells are planned in rounds and
+    the run stops as soon as every rule of the policy is decided on its confidence sequence."""
+
+    policy: Path | None = Field(None, description="the release policy YAML (or --policy)")
+    sequential: bool = Field(False, description="plan the cells in rounds; stop once every rule is decided")
+    error: float = Field(
+        0.05,
+        gt=0,
+        lt=1,
+        description="each group's error: a group that breaks its rule passes at most this often",
+    )
+    budget: GateBudget = GateBudget()
+    round_units: int = Field(8, gt=0, description="cells per round")
+    stop: Literal["verdict", "every-rule"] = Field(
+        "verdict",
+        description="verdict: stop once the gate's outcome is known (a rule failed, or every rule passed "
+        "with every persona × scenario tested); every-rule: once each rule is passed or failed",
+    )
+
+
 class RunConfig(Record):
     """Everything a run needs, as resolved from the config file and the command line."""
 
@@ -237,7 +265,19 @@ class RunConfig(Record):
     )
     embedding: EmbeddingConfig = EmbeddingConfig()
     failures: FailureLimits = FailureLimits()
+    gate: GateConfig | None = Field(
+        None, description="the release gate the run ends with (sequential or not)"
+    )
 
     plugin_files: dict[str, str] = Field(
         {}, description="the source file of each plugin the run imported, and its SHA-256"
     )
+
+    @model_validator(mode="after")
+    def _sequential_without_conversations(self) -> RunConfig:
+        if self.gate is not None and self.gate.sequential and self.conversations:
+            raise ValueError(
+                "gate.sequential: conversations do not take part in a sequential run yet; "
+                "run them apart (conversations: [])"
+            )
+        return self

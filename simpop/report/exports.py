@@ -70,7 +70,8 @@ def junit_xml(records: RunRecords, result: GateResult) -> str:
     for check in result.violations:
         line = (
             f"rule {check.rule}: {check.figure} in {check.group}: {check.why} "
-            f"(mean {_fmt(check.mean)}, 95% CI {_fmt(check.ci_low)}-{_fmt(check.ci_high)}, n={check.n})"
+            f"(mean {_fmt(check.mean)}, {'confidence sequence' if check.basis == 'sequence' else '95% CI'} "
+            f"{_fmt(check.ci_low)}-{_fmt(check.ci_high)}, n={check.n})"
         )
         # an incomplete run fails a test case of its own, whatever its other checks say
         own = "run completeness" if check.metric == RUN_COMPLETE else f"policy: {check.group}"
@@ -90,7 +91,8 @@ def junit_xml(records: RunRecords, result: GateResult) -> str:
     for name, lines in cases:
         case = ElementTree.SubElement(suite, "testcase", classname=records.run_id, name=name)
         if lines:
-            failure = ElementTree.SubElement(case, "failure", message=clip(lines[0], 200), type="policy")
+            kind = "undecided" if all(" undecided: " in line for line in lines) else "policy"
+            failure = ElementTree.SubElement(case, "failure", message=clip(lines[0], 200), type=kind)
             failure.text = "\n".join(lines)
     for check in allowed:
         case = ElementTree.SubElement(

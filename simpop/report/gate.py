@@ -24,16 +24,20 @@ from simpop.report.gate_checks import (
 from simpop.report.policy import Basis, Policy, Rule
 from simpop.sequential.confidence import confidence_sequence
 from simpop.sequential.decision import Decision, decide, still_needs
+from simpop.sequential.rounds import ROUNDS_FILE, rounds_of
 from simpop.store import RunRecords
+
+Order = dict[str, int]  # a sequential run's cells: the round that chose each
 
 
 def _groups(
-    records: RunRecords, rule: Rule
-) -> tuple[dict[Key, list[tuple[str, float]]], dict[Key, set[str]]]:
+    records: RunRecords, rule: Rule, order: Order | None = None
+) -> tuple[dict[Key, list[tuple[tuple[int, str], float]]], dict[Key, set[str]]]:
     """The values of ``rule.metric`` by group (name, persona id, scenario id), each with its
-    place in a confidence sequence's order (the cell id: fixed before any value is seen), and
-    the persona × scenario pairs they come from."""
-    groups: dict[Key, list[tuple[str, float]]] = defaultdict(list)
+    place in a confidence sequence's order (the round that chose its cell, then the cell id:
+    fixed before the value is seen), and the persona × scenario pairs they come from."""
+    order = order or {}
+    groups: dict[Key, list[tuple[tuple[int, str], float]]] = defaultdict(list)
     pairs: dict[Key, set[str]] = defaultdict(set)
     for probe, value, literacy in in_scope(records, rule):
         p, s = probe.persona_id, probe.scenario_id
@@ -44,7 +48,7 @@ def _groups(
             "persona_scenario": (f"{p} × {s}", p, s),
             "health_literacy": (f"{literacy or 'unknown'} literacy", None, None),
         }[rule.per]
-        groups[key].append((probe.cell_id, value))
+        groups[key].append(((order.get(probe.cell_id, 0), probe.cell_id), value))
         pairs[key].add(f"{p} × {s}")
     return groups, pairs
 
@@ -71,10 +75,10 @@ def _expected_groups(records: RunRecords, rule: Rule) -> list[Key]:
 
 
 def rule_groups(
-    records: RunRecords, rule: Rule
-) -> tuple[dict[Key, list[tuple[str, float]]], dict[Key, set[str]]]:
+    records: RunRecords, rule: Rule, order: Order | None = None
+) -> tuple[dict[Key, list[tuple[tuple[int, str], float]]], dict[Key, set[str]]]:
     """Every group a rule is checked on, with its values (none where the run measured none)."""
-    groups, pairs = _groups(records, rule)
+    groups, pairs = _groups(records, rule, order)
     for key in _expected_groups(records, rule):
         groups.setdefault(key, [])
     if not groups:  # it selects nothing the run measured: that does not pass either
@@ -83,13 +87,18 @@ def rule_groups(
 
 
 def check_rule(
-    records: RunRecords, rule: Rule, number: int, basis: Basis, alpha: float | None = None
+    records: RunRecords,
+    rule: Rule,
+    number: int,
+    basis: Basis,
+    alpha: float | None = None,
+    order: Order | None = None,
 ) -> list[Check]:
     """The rule decided on every group it covers; ``alpha``: each group's error with basis
-    sequence."""
+    sequence, whose values go in ``order``."""
     if basis == "corrected":
         return [corrected_check(records, rule, number)]
-    groups, pairs = rule_groups(records, rule)
+    groups, pairs = rule_groups(records, rule, order)
     rate = all(v in (0.0, 1.0) for values in groups.values() for _, v in values)
     checks = []
     for (name, persona_id, scenario_id), keyed in groups.items():
@@ -169,7 +178,7 @@ def _undecided(m: GroupMean, basis: Basis, low: float, high: float, rule: Rule, 
         f"{side} {value:g}" for side, value in (("min", rule.min), ("max", rule.max)) if value is not None
     )
     needs = still_needs(m.mean, m.n, rule.min, rule.max, alpha if basis == "sequence" else None)
-    return f"undecided: its {what} {low:.3f}–{high:.3f} spans {thresholds}; it needs {needs}"
+    return f"undecided: its {what} {low:.3f}–{high:.3f} spans {thresholds}; {needs}"
 
 
 def _bound_name(basis: Basis, end: str) -> str:
@@ -231,9 +240,34 @@ def corrected_check(records: RunRecords, rule: Rule, number: int) -> Check:
     )
 
 
+def sequential_policy(policy: Policy, error: float) -> Policy:
+    """The policy as a sequential run decides it: every rule on its confidence sequence at
+    ``error`` (a fixed interval looked at after every round would not hold its 95%), but a rule
+    on the real patients' corrected estimate."""
+    rules = [r if r.basis == "corrected" else r.model_copy(update={"basis": None}) for r in policy.rules]
+    return policy.model_copy(update={"basis": "sequence", "error": error, "rules": rules})
+
+
+def run_order(records: RunRecords) -> Order | None:
+    """A sequential run's cells by the round that chose them (``rounds.jsonl``); None otherwise."""
+    rounds = rounds_of(records.directory / ROUNDS_FILE)
+    if not rounds:
+        return None
+    units = {tuple(unit): r.round for r in rounds if r.stage == "chosen" for unit in r.units}
+    return {
+        cell: units.get((p.persona_id, p.scenario_id, p.seed_id), 0) for cell, p in records.probes.items()
+    }
+
+
 def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
     """Every rule of ``policy`` checked on the run, after the checks that the run is complete,
-    tested every scenario and persona it planned and that each rule's judge is validated."""
+    tested every scenario and persona it planned and that each rule's judge is validated. A
+    sequential run (one with rounds) is decided as it was run: on confidence sequences, its
+    values in the order its rounds chose them."""
+    order = run_order(records)
+    gate_config = records.config.gate
+    if order is not None and gate_config is not None and gate_config.sequential:
+        policy = sequential_policy(policy, gate_config.error)
     alpha = policy.error
     checks = (
         incomplete_checks(records)
@@ -242,7 +276,7 @@ def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
         + [
             check
             for number, rule in enumerate(policy.rules, start=1)
-            for check in check_rule(records, rule, number, rule.basis or policy.basis, alpha)
+            for check in check_rule(records, rule, number, rule.basis or policy.basis, alpha, order)
         ]
     )
     return GateResult(policy=name, run_id=records.run_id, passed=all(c.passed for c in checks), checks=checks)

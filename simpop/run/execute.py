@@ -3,6 +3,7 @@ summarise. Every stage reads the records of the one before and resumes where it 
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import nullcontext
 
 from rich.progress import Progress
@@ -46,6 +47,7 @@ async def execute(
         with progress if progress is not None else nullcontext():
             async with run_parts(store, config, use_cache, inputs.languages) as parts:
                 await run_stages(store, config, inputs, parts, progress)
+                await explain_shown(config, inputs, parts, progress)
         this = invocations.this(finished=True)
         summary = summary_of(store, config, inputs, parts, invocations, this)
         store.write(SUMMARY_FILE, summary)
@@ -56,8 +58,8 @@ async def execute(
 async def run_stages(
     store: RunStore, config: RunConfig, inputs: RunInputs, parts: RunParts, progress: Progress | None
 ) -> None:
-    """Generate, ask and score the cells as a stream; then the conversations; then the judge's
-    reasons for what a report shows."""
+    """Generate, ask and score the cells as a stream; then the real patients' messages and the
+    conversations."""
     logs = parts.logs
     stream = CellStream(
         inputs,
@@ -90,19 +92,27 @@ async def run_stages(
             judge_slots=stream.judge_slots,
             progress=progress,
         ).run(config.llm.concurrency)
-    if parts.scorers.judge is not None and config.scoring.judge_reasons:
-        shown = shown_cases(
-            inputs, (logs.probes, logs.responses, logs.scores, logs.conversations), parts.target.name
-        )
-        await explain(
-            shown,
-            logs.scores,
-            logs.explained,
-            parts.scorers,
-            stream.metrics,
-            slots=stream.judge_slots,
-            progress=progress,
-        )
+
+
+async def explain_shown(
+    config: RunConfig, inputs: RunInputs, parts: RunParts, progress: Progress | None
+) -> None:
+    """The judge's reasons for what a report shows."""
+    if parts.scorers.judge is None or not config.scoring.judge_reasons:
+        return
+    logs = parts.logs
+    shown = shown_cases(
+        inputs, (logs.probes, logs.responses, logs.scores, logs.conversations), parts.target.name
+    )
+    await explain(
+        shown,
+        logs.scores,
+        logs.explained,
+        parts.scorers,
+        selected(config.metrics, config.scoring.judges),
+        slots=asyncio.Semaphore(judge_slots(parts.judge_llm or parts.llm)),
+        progress=progress,
+    )
 
 
 async def generation(

@@ -25,12 +25,18 @@ THETA = 0.5  # the hedge between betting on a mean above m and below it
 
 class ConfidenceSequence:
     """A confidence sequence at error ``alpha``, updated one value (or one round) at a time; the
-    order of the values matters (each bet sees only the values before it)."""
+    order of the values matters (each bet sees only the values before it).
 
-    def __init__(self, alpha: float, grid: int = GRID) -> None:
+    ``horizon``: the most values it will see (a sequential run's full grid), known in advance.
+    Its bets are then sized for that n, sqrt(2 log(2/α) / (σ̂² n)) (Waudby-Smith and Ramdas,
+    Section 3.3: the bets of a confidence interval at a fixed n), so it is nearly as narrow there
+    as a fixed interval, and still valid at every n before it: any predictable bet is."""
+
+    def __init__(self, alpha: float, grid: int = GRID, horizon: int | None = None) -> None:
         if not 0 < alpha < 1:
             raise ValueError(f"alpha {alpha} is not within (0, 1)")
         self.alpha = alpha
+        self.horizon = horizon
         self.m = (np.arange(grid) + 0.5) / grid
         self.half_step = 0.5 / grid
         self.log_up = np.zeros(grid)  # log capital of the bet that the mean is above m
@@ -47,7 +53,7 @@ class ConfidenceSequence:
                 raise ValueError(f"value {x} is not within [0, 1]: no anytime-valid bound for it")
             variance = self.squares / (self.n + 1)  # of the values before this one
             t = self.n + 1
-            bet = math.sqrt(2 * math.log(2 / self.alpha) / (variance * t * math.log(1 + t)))
+            bet = _bet(self.alpha, variance, t, self.horizon)
             up = np.minimum(bet, TRUNCATION / self.m)
             down = np.minimum(bet, TRUNCATION / (1 - self.m))
             self.log_up += np.log1p(up * (x - self.m))
@@ -72,12 +78,22 @@ class ConfidenceSequence:
         return (0.0 if kept[0] == 0 else low), (1.0 if kept[-1] == self.m.size - 1 else high)
 
 
-def confidence_sequence(values: Iterable[float], alpha: float) -> tuple[float, float]:
+def _bet(alpha: float, variance: float, t: int, horizon: int | None) -> float:
+    """The predictable plug-in bet of value ``t`` (their eq. 26), or one sized for ``horizon``."""
+    scale = horizon if horizon is not None else t * math.log(1 + t)
+    return math.sqrt(2 * math.log(2 / alpha) / (variance * scale))
+
+
+def confidence_sequence(
+    values: Iterable[float], alpha: float, horizon: int | None = None
+) -> tuple[float, float]:
     """The interval, after ``values`` in order, of the confidence sequence at error ``alpha``."""
-    return ConfidenceSequence(alpha).update(values).interval
+    return ConfidenceSequence(alpha, horizon=horizon).update(values).interval
 
 
-def values_needed(rate: float, threshold: float, alpha: float, above: bool, cap: int = 100_000) -> int | None:
+def values_needed(
+    rate: float, threshold: float, alpha: float, above: bool, cap: int = 100_000, horizon: int | None = None
+) -> int | None:
     """About how many values at ``rate`` a fresh sequence needs before it shows the mean is
     above ``threshold`` (``above``) or below it: the first n at which a sequence of 0s and 1s
     at that rate (the largest variance a mean of ``rate`` can have) rejects the threshold.
@@ -89,7 +105,7 @@ def values_needed(rate: float, threshold: float, alpha: float, above: bool, cap:
     total, squares = 0.0, 0.25
     for t in range(1, cap + 1):
         x = float(math.floor(t * rate) - math.floor((t - 1) * rate))
-        bet = math.sqrt(2 * math.log(2 / alpha) / ((squares / t) * t * math.log(1 + t)))
+        bet = _bet(alpha, squares / t, t, horizon)
         log_up += math.log1p(min(bet, TRUNCATION / m) * (x - m)) if m > 0 else 0.0
         log_down += math.log1p(-min(bet, TRUNCATION / (1 - m)) * (x - m)) if m < 1 else 0.0
         capital = math.log(THETA) + (log_up if above else log_down)

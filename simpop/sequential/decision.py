@@ -21,6 +21,13 @@ def decide(low: float, high: float, minimum: float | None, maximum: float | None
     return "failed" if fails else "passed" if passes else "undecided"
 
 
+def rule_decision(groups: list[Decision]) -> Decision:
+    """A rule's decision from its groups': failed once one group failed, passed when all passed."""
+    if "failed" in groups:
+        return "failed"
+    return "passed" if groups and all(d == "passed" for d in groups) else "undecided"
+
+
 def _wilson_needed(rate: float, threshold: float, above: bool) -> int | None:
     """The fewest n at which a Wilson 95% interval at ``rate`` lies on one side of ``threshold``."""
     if (above and rate <= threshold) or (not above and rate >= threshold):
@@ -46,7 +53,7 @@ def _wilson_needed(rate: float, threshold: float, above: bool) -> int | None:
 def still_needs(
     mean: float, n: int, minimum: float | None, maximum: float | None, alpha: float | None
 ) -> str:
-    """What an undecided rule would still need, in words: about how many values in all at the
+    """What an undecided rule would still need, as a clause: about how many values in all at the
     present rate (a fixed 95% interval when ``alpha`` is None, else a confidence sequence at
     ``alpha``), or that the present rate cannot pass."""
     wanted = []
@@ -64,6 +71,6 @@ def still_needs(
         wanted.append(total)
     total = max(wanted)
     if total <= n:  # at the present rate it would be decided: the data's spread holds it back
-        return "a few more values"
+        return "it needs a few more values"
     rounded = int(math.ceil(total / 10) * 10) if total > 30 else total
-    return f"about {rounded} values at its present mean ({rounded - n} more)"
+    return f"it needs about {rounded} values at its present mean ({rounded - n} more)"

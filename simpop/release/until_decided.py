@@ -1,0 +1,228 @@
+"""A run that stops once its release decision is made (issue 72): the plan's cells are run in
+rounds (a round's new cells of one persona, scenario and seed are written by one LLM call);
+after each round the policy is decided on every rule group's confidence sequence
+(``simpop.report.gate``, a sequential run's basis), and the next round goes where the decision
+is still open (``simpop.sequential.allocation``). The run stops when every rule is decided, or
+when the budget (cells, minutes) or the plan is spent.
+
+Each round's cells are recorded (``rounds.jsonl``) before any of them is run, and each rule's
+standing once the round is decided, so a killed run resumes the round it was in and then chooses
+the same next rounds from the same records: the same cells, the same decision."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import replace
+
+from rich.progress import Progress
+
+from simpop.llm.client import yes_no_mode
+from simpop.models import RunConfig, RunSummary
+from simpop.report.gate import gate
+from simpop.report.gate_checks import GateResult
+from simpop.report.policy import Policy
+from simpop.run.assembly import RunParts, run_parts
+from simpop.run.execute import explain_shown, run_stages, summary_of
+from simpop.run.invocations import Invocations
+from simpop.run.plan import RunInputs
+from simpop.sequential.allocation import Standing, Unit, badness, next_round
+from simpop.sequential.decision import rule_decision
+from simpop.sequential.rounds import ROUNDS_FILE, GateRound, RuleStanding, chosen_units, rounds_of
+from simpop.store import SUMMARY_FILE, RunStore, load_run
+
+
+def standings(result: GateResult, policy: Policy) -> list[RuleStanding]:
+    """Each rule's decision after a round, from its groups' checks."""
+    found = []
+    for number, rule in enumerate(policy.rules, start=1):
+        checks = [c for c in result.checks if c.rule == number and c.metric == rule.metric]
+        found.append(
+            RuleStanding(
+                rule=number,
+                metric=rule.metric,
+                decision=rule_decision([c.decision for c in checks]),
+                n=sum(c.n for c in checks),
+                undecided=[c.group for c in checks if c.decision == "undecided"],
+                failed=[c.group for c in checks if c.decision == "failed"],
+            )
+        )
+    return found
+
+
+def open_groups(result: GateResult, policy: Policy, grid: Counter[str]) -> list[Standing]:
+    """The undecided groups of the undecided rules, for the next round's allocation: their
+    values so far, and their pairs' shares of the plan's cells."""
+    open_rules = {s.rule for s in standings(result, policy) if s.decision == "undecided"}
+    found = []
+    for check in result.checks:
+        if check.rule in open_rules and check.decision == "undecided" and check.mean is not None:
+            rule = policy.rules[check.rule - 1]
+            total = sum(grid[p] for p in check.pairs) or 1
+            bad = check.n * badness(check.mean, rule.min)
+            found.append(Standing(check.n, bad, {p: grid[p] / total for p in check.pairs}))
+    return found
+
+
+class Rounds:
+    """The rounds so far, read from and written to ``rounds.jsonl``."""
+
+    def __init__(self, store: RunStore) -> None:
+        self.log = store.log(ROUNDS_FILE, GateRound, key=lambda r: r.key)
+
+    @property
+    def all(self) -> list[GateRound]:
+        return rounds_of(self.log.path)
+
+    def add(self, record: GateRound) -> None:
+        self.log.append(record)
+
+
+SEVERITY = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+def decided(last: GateRound | None, stop: str, every_pair_tested: bool) -> bool:
+    """Whether the run may stop after ``last``: once a rule failed (``stop: verdict``) or every
+    rule is failed or passed; a rule passes only once every pair of the plan was tested."""
+    if last is None:
+        return False
+    found = [s.decision if s.decision != "passed" or every_pair_tested else "undecided" for s in last.rules]
+    if stop == "verdict" and "failed" in found:
+        return True
+    return all(d != "undecided" for d in found)
+
+
+async def execute_until_decided(
+    store: RunStore,
+    config: RunConfig,
+    inputs: RunInputs,
+    policy: Policy,
+    name: str,
+    *,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Run ``config`` in rounds until ``policy`` is decided (or the budget is spent) and write
+    ``summary.json`` of the cells it ran."""
+    assert config.gate is not None and config.gate.sequential
+    units = {
+        (c.persona_id, c.scenario_id, c.cell_id): Unit((c.persona_id, c.scenario_id, c.cell_id), 1)
+        for c in inputs.cells
+    }
+    rounds = Rounds(store)
+    parts: RunParts | None = None
+    invocations = Invocations(
+        store,
+        usage=lambda: parts.llm.usage if parts is not None else None,
+        yes_no=lambda: yes_no_mode(parts.judge_llm) if parts is not None else None,
+    )
+    ran = _restricted(inputs, chosen_units(rounds.all, units))
+    with invocations:
+        with progress if progress is not None else nullcontext():
+            async with run_parts(store, config, use_cache, inputs.languages) as parts:
+                while True:
+                    history = rounds.all
+                    if not history or history[-1].stage == "decided":
+                        seconds = invocations.seconds(invocations.this(False))
+                        new = next_units(
+                            config,
+                            inputs,
+                            units,
+                            history,
+                            seconds,
+                            policy,
+                            lambda: last_gate(store, policy, name),
+                        )
+                        if not new:
+                            break
+                        used = sum(u.cells for u in chosen_units(history, units) + new)
+                        number = history[-1].round + 1 if history else 0
+                        rounds.add(
+                            GateRound(
+                                round=number,
+                                stage="chosen",
+                                units=[u.key for u in new],
+                                cells=used,
+                                planned=len(inputs.cells),
+                            )
+                        )
+                        continue
+                    chosen = chosen_units(history, units)
+                    ran = _restricted(inputs, chosen)
+                    await run_stages(store, config, ran, parts, progress)
+                    this = invocations.this(False)
+                    store.write(SUMMARY_FILE, summary_of(store, config, ran, parts, invocations, this))
+                    result = last_gate(store, policy, name)
+                    rounds.add(
+                        GateRound(
+                            round=history[-1].round,
+                            stage="decided",
+                            cells=sum(u.cells for u in chosen),
+                            rules=standings(result, policy),
+                            seconds=round(invocations.seconds(this), 1),
+                        )
+                    )
+                await explain_shown(config, ran, parts, progress)
+        this = invocations.this(finished=True)
+        summary = summary_of(store, config, ran, parts, invocations, this)
+        store.write(SUMMARY_FILE, summary)
+        invocations.end(this)
+    return summary
+
+
+def last_gate(store: RunStore, policy: Policy, name: str) -> GateResult:
+    """The policy decided on the records on disk (a sequential run's: on its sequences)."""
+    return gate(load_run(store.directory), policy, name)
+
+
+def next_units(
+    config: RunConfig,
+    inputs: RunInputs,
+    units: dict[tuple[str, str, str], Unit],
+    history: list[GateRound],
+    seconds: float,
+    policy: Policy,
+    result: Callable[[], GateResult],
+) -> list[Unit]:
+    """The next round's units: none once every rule is decided, the budget is spent or the plan
+    has no unit left; the first round one per pair; later ones where the decision is open."""
+    assert config.gate is not None
+    budget = config.gate.budget
+    chosen = chosen_units(history, units)
+    left_cells = (budget.cells or len(inputs.cells)) - sum(u.cells for u in chosen)
+    tested = {u.pair for u in chosen}
+    every_pair = {u.pair for u in units.values()}
+    if (history and decided(history[-1], config.gate.stop, tested >= every_pair)) or left_cells <= 0:
+        return []
+    if budget.minutes is not None and seconds >= budget.minutes * 60:
+        return []
+    taken = {u.key for u in chosen}
+    left = [u for u in units.values() if u.key not in taken]
+    grid = Counter(f"{c.persona_id} × {c.scenario_id}" for c in inputs.cells)
+    still_open = open_groups(result(), policy, grid) if history else []
+    priority = {
+        f"{c.persona_id} × {c.scenario_id}": SEVERITY[inputs.scenarios[c.scenario_id].severity]
+        for c in inputs.cells
+        if c.scenario_id in inputs.scenarios
+    }
+    found = next_round(left, still_open, config.gate.round_units, config.seed + len(history), tested, priority)
+    return _within(found, left_cells)
+
+
+def _within(units: list[Unit], cells: int) -> list[Unit]:
+    """As many of ``units`` as ``cells`` allow (the budget), at least one."""
+    kept, total = [], 0
+    for unit in units:
+        if kept and total + unit.cells > cells:
+            break
+        kept.append(unit)
+        total += unit.cells
+    return kept if cells > 0 else []
+
+
+def _restricted(inputs: RunInputs, units: list[Unit]) -> RunInputs:
+    """The run's inputs with the cells of ``units`` only (in the plan's order) and no conversation."""
+    keys = {u.key[2] for u in units}
+    cells = [c for c in inputs.cells if c.cell_id in keys]
+    return replace(inputs, cells=cells, conversations=[])
