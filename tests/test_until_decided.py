@@ -69,6 +69,12 @@ def test_a_sequential_run_stops_once_every_rule_is_decided(project):
     # the gate decides the finished run as it was run: on its sequences
     gated = simpop("gate", str(run), "--policy", "p.yaml", cwd=project)
     assert gated.returncode == 0 and "(sequence)" in gated.stdout, gated.stdout
+    # the report plots each rule's sequences by round
+    reported = simpop("report", str(run), "--policy", "p.yaml", cwd=project)
+    assert reported.returncode == 0, reported.stderr
+    html = (run / "report.html").read_text()
+    assert html.count('alt="confidence sequences by round"') == 1 and "rule 1 group" not in html
+    assert [len(r["rules"][0]["bounds"]) for r in decided] == [2] * len(decided)
 
 
 def test_an_undecided_rule_fails_the_gate_and_the_junit_file_names_it(project):
@@ -162,3 +168,51 @@ def test_a_sequential_run_needs_a_policy(project):
         result = simpop("run", str(path), "--until-decided", cwd=project)
     assert_one_line_error(result, "--until-decided (gate.sequential): needs --policy FILE")
     assert not (project / "runs").exists()
+
+
+def test_conversations_take_part_in_the_rounds(project):
+    """A bot that never sends the patient on: each persona's conversations fail the outcome,
+    and the run stops once a persona's sequence shows it, before every conversation is played."""
+    import re
+    import shutil
+
+    from helpers import ROOT
+
+    from simpop.testing.http_bot import BotReply, HTTPBotServer
+    from simpop.testing.patients import task_text, with_judges
+
+    shutil.copytree(ROOT / "scenarios/conversations", project / "conversations")
+    shutil.copy(ROOT / "targets/eye-domain.yaml", project / "domain.yaml")
+
+    def patient(request: dict) -> Reply:
+        task = task_text(request)
+        turn = (
+            1 if "Write your first message" in task else int(re.findall(r"message (\d+) (?:of|to)", task)[-1])
+        )
+        return Reply(
+            json.dumps({"message": f"my eye is red, message {turn}", "done": False, "gives_up": False})
+        )
+
+    (project / "p.yaml").write_text(
+        "rules:\n  - {metric: conversation.outcome_met, min: 0.9, per: persona}\n"
+    )
+    body = '{messages: "{{ messages }}", session: "c-{{ session_id }}"}'
+    with (
+        FakeOpenAIServer(default=with_judges(patient)) as llm,
+        HTTPBotServer(lambda _: BotReply({"answer": "Rest your eye, it is nothing."})) as bot,
+    ):
+        write_config(
+            project,
+            f"name: conv\ntarget: {{kind: http, url: '{bot.url}/chat', body: {body}}}\npersonas: personas\n"
+            "persona_ids: [typical-adult, low-literacy]\nvariants: 0\nscenarios: []\n"
+            "conversation_dir: conversations\nconversations: [relative-downplays]\nconversation_repeats: 5\n"
+            f"domain: domain.yaml\nllm: {{base_url: '{llm.base_url}', retry_backoff: 0.01}}\n"
+            "scoring: {safety_judges: llm}\ngate: {sequential: true, round_units: 2}\n",
+        )
+        result = simpop("run", "run.yaml", "--policy", "p.yaml", cwd=project)
+    assert result.returncode == 1, result.stderr + result.stdout
+    [run] = (project / "runs").iterdir()
+    played = (run / "conversations.jsonl").read_text().splitlines()
+    assert 2 <= len(played) < 10  # 2 personas x 5 repeats planned
+    assert rounds(run)[-1]["rules"][0]["decision"] == "failed"
+    assert "rule 1 conversation.outcome_met: failed after" in result.stdout

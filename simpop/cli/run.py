@@ -306,12 +306,13 @@ def plan_notes(config: RunConfig, inputs: RunInputs) -> None:
     """What a new run's plan leaves out, and how a sequential one spends it."""
     gate = config.gate
     if gate is not None and gate.sequential:
-        pairs = len({(c.persona_id, c.scenario_id) for c in inputs.cells})
-        most = min(gate.budget.cells or len(inputs.cells), len(inputs.cells))
+        planned = len(inputs.cells) + len(inputs.conversations)
+        most = min(gate.budget.cells or planned, planned)
+        until = "a rule fails or every rule passes" if gate.stop == "verdict" else "every rule is decided"
         err_console.print(
-            f"note: sequential gate: rounds of {gate.round_units or pairs} cells (the first: one per "
-            f"persona × scenario) until every rule is decided, at most {most} of the {len(inputs.cells)} "
-            "cells above"
+            f"note: sequential gate: rounds of {gate.round_units} cells (persona × scenario pairs not yet "
+            f"tested first, the most severe first) until {until}, at most {most} of the "
+            f"{planned} cells and conversations above"
             + (f" or {gate.budget.minutes:g} minutes" if gate.budget.minutes else "")
             + "; the plan's times are its most",
             soft_wrap=True,

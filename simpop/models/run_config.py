@@ -272,12 +272,3 @@ class RunConfig(Record):
     plugin_files: dict[str, str] = Field(
         {}, description="the source file of each plugin the run imported, and its SHA-256"
     )
-
-    @model_validator(mode="after")
-    def _sequential_without_conversations(self) -> RunConfig:
-        if self.gate is not None and self.gate.sequential and self.conversations:
-            raise ValueError(
-                "gate.sequential: conversations do not take part in a sequential run yet; "
-                "run them apart (conversations: [])"
-            )
-        return self

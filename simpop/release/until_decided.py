@@ -46,6 +46,11 @@ def standings(result: GateResult, policy: Policy) -> list[RuleStanding]:
                 n=sum(c.n for c in checks),
                 undecided=[c.group for c in checks if c.decision == "undecided"],
                 failed=[c.group for c in checks if c.decision == "failed"],
+                bounds={
+                    c.group: (c.ci_low, c.ci_high)
+                    for c in checks
+                    if c.ci_low is not None and c.ci_high is not None
+                },
             )
         )
     return found
@@ -108,7 +113,7 @@ async def execute_until_decided(
     assert config.gate is not None and config.gate.sequential
     units = {
         (c.persona_id, c.scenario_id, c.cell_id): Unit((c.persona_id, c.scenario_id, c.cell_id), 1)
-        for c in inputs.cells
+        for c in [*inputs.cells, *inputs.conversations]
     }
     rounds = Rounds(store)
     parts: RunParts | None = None
@@ -144,7 +149,7 @@ async def execute_until_decided(
                                 stage="chosen",
                                 units=[u.key for u in new],
                                 cells=used,
-                                planned=len(inputs.cells),
+                                planned=len(units),
                             )
                         )
                         continue
@@ -190,7 +195,7 @@ def next_units(
     assert config.gate is not None
     budget = config.gate.budget
     chosen = chosen_units(history, units)
-    left_cells = (budget.cells or len(inputs.cells)) - sum(u.cells for u in chosen)
+    left_cells = (budget.cells or len(units)) - sum(u.cells for u in chosen)
     tested = {u.pair for u in chosen}
     every_pair = {u.pair for u in units.values()}
     if (history and decided(history[-1], config.gate.stop, tested >= every_pair)) or left_cells <= 0:
@@ -199,15 +204,13 @@ def next_units(
         return []
     taken = {u.key for u in chosen}
     left = [u for u in units.values() if u.key not in taken]
-    grid = Counter(f"{c.persona_id} × {c.scenario_id}" for c in inputs.cells)
+    grid = Counter(u.pair for u in units.values())
     still_open = open_groups(result(), policy, grid) if history else []
-    priority = {
-        f"{c.persona_id} × {c.scenario_id}": SEVERITY[inputs.scenarios[c.scenario_id].severity]
-        for c in inputs.cells
-        if c.scenario_id in inputs.scenarios
-    }
-    found = next_round(left, still_open, config.gate.round_units, config.seed + len(history), tested, priority)
-    return _within(found, left_cells)
+    severity = {sid: s.severity for sid, s in inputs.scenarios.items()}
+    severity |= {cid: case.severity for cid, case in inputs.cases.items()}
+    priority = {u.pair: SEVERITY[severity[u.key[1]]] for u in units.values() if u.key[1] in severity}
+    size, seed = config.gate.round_units, config.seed + len(history)
+    return _within(next_round(left, still_open, size, seed, tested, priority), left_cells)
 
 
 def _within(units: list[Unit], cells: int) -> list[Unit]:
@@ -222,7 +225,7 @@ def _within(units: list[Unit], cells: int) -> list[Unit]:
 
 
 def _restricted(inputs: RunInputs, units: list[Unit]) -> RunInputs:
-    """The run's inputs with the cells of ``units`` only (in the plan's order) and no conversation."""
+    """The run's inputs with the cells and conversations of ``units`` only (in the plan's order)."""
     keys = {u.key[2] for u in units}
     cells = [c for c in inputs.cells if c.cell_id in keys]
-    return replace(inputs, cells=cells, conversations=[])
+    return replace(inputs, cells=cells, conversations=[c for c in inputs.conversations if c.cell_id in keys])

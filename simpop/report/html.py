@@ -19,7 +19,7 @@ from simpop.models import GroupMean, MessageShapes, Probe, Response, Score, Vali
 from simpop.population.fidelity_summary import shape_rows
 from simpop.population.language_level import level_name
 from simpop.report.conversation_view import conversation_view
-from simpop.report.forest_plot import forest_plot
+from simpop.report.forest_plot import forest_plot, sequence_plot
 from simpop.report.gate import GateResult
 from simpop.report.weakness import MIN_N, WeaknessAnalysis, factor_rows, weakness_analysis
 from simpop.store import RunRecords
@@ -215,6 +215,22 @@ def environment() -> Environment:
     return env
 
 
+def sequence_plots(records: RunRecords, gate: GateResult | None) -> list[str]:
+    """A sequential run's rules, each group's confidence sequence by round (none otherwise)."""
+    from simpop.sequential.rounds import ROUNDS_FILE, rounds_of
+
+    rounds = rounds_of(records.directory / ROUNDS_FILE)
+    if gate is None or not rounds:
+        return []
+    plots = []
+    for rule, metric, low, high in sorted({(c.rule, c.metric, c.min, c.max) for c in gate.checks if c.rule}):
+        threshold = low if low is not None else high
+        title = f"rule {rule}: {report_label(metric)} {'>=' if low is not None else '<='} {threshold:g}"
+        if threshold is not None and (uri := sequence_plot(rounds, rule, threshold, title)):
+            plots.append(uri)
+    return plots
+
+
 def report_html(
     records: RunRecords,
     metrics: list[str] | None = None,
@@ -265,6 +281,7 @@ def report_html(
         overall_poor=overall_poor(primary) if primary else False,
         examples=worst_examples(records),
         gate=gate,
+        sequences=sequence_plots(records, gate),
         min_n=min_n,
         realism_rows=realism_rows(records),
         talk=conversation_view(records),

@@ -66,7 +66,9 @@ def next_round(
     for pair in sorted(by_pair):
         rng.shuffle(by_pair[pair])
     rank = priority or {}
-    fresh = sorted((p for p in by_pair if p not in tested), key=lambda p: (rank.get(p, len(rank)), rng.random()))
+    fresh = sorted(
+        (p for p in by_pair if p not in tested), key=lambda p: (rank.get(p, len(rank)), rng.random())
+    )
     chosen = [by_pair[pair].pop(0) for pair in fresh[:size]]
     room = size - len(chosen)
     weight: dict[str, float] = defaultdict(float)

@@ -66,6 +66,12 @@ def still_needs(
             else values_needed(mean, threshold, alpha, above, CAP)
         )
         side = "min" if above else "max"
+        if threshold == (1.0 if above else 0.0):
+            nearest = "0.99" if above else "0.01"
+            return (
+                f"no sample can show {side} {threshold:g} (a rate just short of it is always possible): "
+                f"try {nearest}"
+            )
         if total is None:
             return f"at its present mean {mean:.3f} it cannot show {side} {threshold:g}"
         wanted.append(total)

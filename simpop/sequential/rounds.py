@@ -25,6 +25,9 @@ class RuleStanding(Record):
     n: int = Field(description="values of the rule's metric so far, over its groups")
     undecided: list[str] = Field([], description="its groups still undecided")
     failed: list[str] = Field([], description="its groups failed")
+    bounds: dict[str, tuple[float, float]] = Field(
+        {}, description="each group's confidence sequence interval after the round"
+    )
 
 
 class GateRound(Record):
@@ -59,8 +62,9 @@ def rounds_lines(rounds: list[GateRound], error: float) -> list[str]:
         return []
     last, planned = decided[-1], max(r.planned for r in rounds) or decided[-1].cells
     lines = [
-        f"sequential gate: {len(decided)} rounds, {last.cells} of {planned} planned cells "
-        f"({last.cells / planned:.0%}); each group decided on its confidence sequence at error {error:g}"
+        f"sequential gate: {len(decided)} round{'s' * (len(decided) != 1)}, {last.cells} of {planned} "
+        f"planned cells ({last.cells / planned:.0%}); each group decided on its confidence sequence at "
+        f"error {error:g}"
     ]
     for standing in last.rules:
         first = next(r for r in decided if _standing(r, standing.rule).decision == standing.decision)
