@@ -69,6 +69,13 @@ def test_a_sequential_run_stops_once_every_rule_is_decided(project):
     # the gate decides the finished run as it was run: on its sequences
     gated = simpop("gate", str(run), "--policy", "p.yaml", cwd=project)
     assert gated.returncode == 0 and "(sequence)" in gated.stdout, gated.stdout
+    # its values go into the sequences in the order the rounds chose their cells
+    from simpop.report.gate import run_order
+    from simpop.store import load_run
+
+    order, left = run_order(load_run(run))
+    assert set(order.values()) == set(range(len(decided))) and left
+    assert all(order[key[2]] == r["round"] for r in found if r["stage"] == "chosen" for key in r["units"])
     # the report plots each rule's sequences by round
     reported = simpop("report", str(run), "--policy", "p.yaml", cwd=project)
     assert reported.returncode == 0, reported.stderr
@@ -78,8 +85,13 @@ def test_a_sequential_run_stops_once_every_rule_is_decided(project):
 
 
 def test_an_undecided_rule_fails_the_gate_and_the_junit_file_names_it(project):
-    """min 0.99 on a dozen answers cannot be shown: the plan is spent, the rule undecided."""
-    (project / "p.yaml").write_text("rules:\n  - {metric: qap_match, min: 0.99}\n")
+    """min 0.99 on a dozen answers cannot be shown: the budget is spent, the rule undecided; a
+    rule on a figure the run has not measured (yet) is undecided too, not failed, while the plan
+    has cells the run did not reach."""
+    (project / "p.yaml").write_text(
+        "allow_unvalidated: true\nrules:\n  - {metric: qap_match, min: 0.99}\n"
+        "  - {metric: faithfulness, min: 0.5}\n"
+    )
     with FakeOpenAIServer(default=patient_reply) as llm:
         path = config(project, llm, "gate: {sequential: true, budget: {cells: 12}}\n")
         result = simpop("run", str(path), "--policy", "p.yaml", "--no-judge", cwd=project)
@@ -88,6 +100,8 @@ def test_an_undecided_rule_fails_the_gate_and_the_junit_file_names_it(project):
     assert rounds(run)[-1]["cells"] <= 12
     assert "undecided: its confidence sequence" in result.stdout
     assert "it needs about" in result.stdout and "rule 1 qap_match: undecided still after" in result.stdout
+    assert "rule 2 faithfulness: undecided" in result.stdout
+    assert "no values yet: the sequential run stopped before its cells" in result.stdout
     failures = list(ElementTree.parse(run / "junit.xml").iter("failure"))
     assert failures and all(f.get("type") == "undecided" for f in failures)
 

@@ -93,9 +93,11 @@ def check_rule(
     basis: Basis,
     alpha: float | None = None,
     order: Order | None = None,
+    left: bool = False,
 ) -> list[Check]:
     """The rule decided on every group it covers; ``alpha``: each group's error with basis
-    sequence, whose values go in ``order``."""
+    sequence, whose values go in ``order``; ``left``: a sequential run with cells of its plan
+    not run, where a group with no value yet is undecided, not failed."""
     if basis == "corrected":
         return [corrected_check(records, rule, number)]
     groups, pairs = rule_groups(records, rule, order)
@@ -107,7 +109,10 @@ def check_rule(
         low, high = _bounds(m, values, basis, alpha)
         decision: Decision = "failed" if m.n == 0 or low is None else decide(low, high, rule.min, rule.max)
         problems = []
-        if m.n == 0:
+        if m.n == 0 and left:
+            decision = "undecided"
+            problems.append("undecided: no values yet: the sequential run stopped before its cells")
+        elif m.n == 0:
             problems.append("no values: the run did not measure it here")
         elif decision == "failed":
             if rule.min is not None and high < rule.min:
@@ -248,15 +253,14 @@ def sequential_policy(policy: Policy, error: float) -> Policy:
     return policy.model_copy(update={"basis": "sequence", "error": error, "rules": rules})
 
 
-def run_order(records: RunRecords) -> Order | None:
-    """A sequential run's cells by the round that chose them (``rounds.jsonl``); None otherwise."""
-    rounds = rounds_of(records.directory / ROUNDS_FILE)
-    if not rounds:
-        return None
-    units = {tuple(unit): r.round for r in rounds if r.stage == "chosen" for unit in r.units}
-    return {
-        cell: units.get((p.persona_id, p.scenario_id, p.seed_id), 0) for cell, p in records.probes.items()
-    }
+def run_order(records: RunRecords) -> tuple[Order | None, bool]:
+    """A sequential run's cells by the round that chose them (``rounds.jsonl``; None for another
+    run), and whether its plan has cells it did not run (it stopped, or stopped for now, first)."""
+    chosen = [r for r in rounds_of(records.directory / ROUNDS_FILE) if r.stage == "chosen"]
+    if not chosen:
+        return None, False
+    left = max(r.planned for r in chosen) > max(r.cells for r in chosen)
+    return {unit[2]: r.round for r in chosen for unit in r.units}, left
 
 
 def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
@@ -264,7 +268,7 @@ def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
     tested every scenario and persona it planned and that each rule's judge is validated. A
     sequential run (one with rounds) is decided as it was run: on confidence sequences, its
     values in the order its rounds chose them."""
-    order = run_order(records)
+    order, left = run_order(records)
     gate_config = records.config.gate
     if order is not None and gate_config is not None and gate_config.sequential:
         policy = sequential_policy(policy, gate_config.error)
@@ -276,7 +280,7 @@ def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
         + [
             check
             for number, rule in enumerate(policy.rules, start=1)
-            for check in check_rule(records, rule, number, rule.basis or policy.basis, alpha, order)
+            for check in check_rule(records, rule, number, rule.basis or policy.basis, alpha, order, left)
         ]
     )
     return GateResult(policy=name, run_id=records.run_id, passed=all(c.passed for c in checks), checks=checks)
