@@ -62,8 +62,15 @@ def test_decisions_and_what_an_undecided_rule_needs():
     # all successes: the Wilson lower bound n / (n + z^2) reaches 0.99 at n >= 0.99 z^2 / 0.01 = 380.3
     assert _wilson_needed(1.0, 0.99, True) == 381
     # the sequence needs more (it holds at every n); with no failure, the bet on "above 0.99"
-    # stakes at most 0.75 / 0.99 of its capital each time: (1 + 0.0076)^n >= 2 / 0.05 by n = 489
-    assert values_needed(1.0, 0.99, 0.05, True) == 489
+    # stakes at most 0.75 / 0.99 of its capital each time, and is half the capital (the mixture,
+    # 1 / ((n + 1) 0.99^n), the other half, is the smaller here): (1 + 0.75 / 0.99 x 0.01)^n / 2
+    # + 1 / (2 (n + 1) 0.99^n) >= 1 / 0.05 first at n = 488 (the bets alone: ln 40 / ln 1.0075758
+    # = 488.6)
+    assert values_needed(1.0, 0.99, 0.05, True) == 488
+    # two failures in two refute 0.99 at once, at a fail's error of 0.005: the mixture's
+    # B(1, 3) / 0.01^2 = 3333, halved, is over 1 / 0.005
+    assert values_needed(0.0, 0.99, 0.005, False) == 2
+    assert confidence_sequence([0, 0], 0.05, alpha_high=0.005)[1] < 0.99
     assert values_needed(0.95, 0.99, 0.05, True) is None  # at 0.95 it never shows 0.99
     assert still_needs(1.0, 3, 0.99, None, None) == "it needs about 390 values at its present mean (387 more)"
     assert still_needs(0.95, 20, 0.99, None, 0.05) == "at its present mean 0.950 it cannot show min 0.99"
@@ -137,3 +144,18 @@ def test_bets_sized_for_a_known_horizon_are_narrower_there_and_still_cover():
                 missed += 1
                 break
     assert missed / RUNS <= 0.05 + 3 * (0.05 * 0.95 / RUNS) ** 0.5
+
+
+def test_a_pass_errs_at_error_and_a_fail_at_error_shared_among_the_groups():
+    from simpop.report.gate import Sequence
+    from simpop.report.policy import Rule
+
+    at_least, at_most = Rule(metric="m", min=0.9), Rule(metric="m", max=0.1)
+    both = Rule(metric="m", min=0.2, max=0.8)
+    shared = Sequence(0.05, groups=10)
+    # a min rule passes on the lower end (0.05) and fails on the upper (0.05 / 10); a max rule
+    # the other way round; a rule with both holds both ends at the fail's error
+    assert shared.alphas(at_least) == (0.05, 0.005)
+    assert shared.alphas(at_most) == (0.005, 0.05)
+    assert shared.alphas(both) == (0.005, 0.005)
+    assert Sequence(0.05, groups=10, fail_error=0.05).alphas(at_least) == (0.05, 0.05)

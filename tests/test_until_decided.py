@@ -73,8 +73,8 @@ def test_a_sequential_run_stops_once_every_rule_is_decided(project):
     from simpop.report.gate import run_order
     from simpop.store import load_run
 
-    order, left = run_order(load_run(run))
-    assert set(order.values()) == set(range(len(decided))) and left
+    order, left, groups = run_order(load_run(run))
+    assert set(order.values()) == set(range(len(decided))) and left and groups == 2  # one per persona
     assert all(order[key[2]] == r["round"] for r in found if r["stage"] == "chosen" for key in r["units"])
     # the report plots each rule's sequences by round
     reported = simpop("report", str(run), "--policy", "p.yaml", cwd=project)

@@ -195,7 +195,15 @@ class GateConfig(Record):
         0.05,
         gt=0,
         lt=1,
-        description="each group's error: a group that breaks its rule passes at most this often",
+        description="the gate's error: a bot that breaks a rule passes, or one that meets every rule fails, "
+        "at most this often",
+    )
+    fail_error: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description="each group's error of a fail instead of `error` shared among the groups: faster "
+        "fails, but a bot that meets every rule may fail at up to this times its groups",
     )
     budget: GateBudget = GateBudget()
     round_units: int = Field(8, gt=0, description="cells per round")

@@ -20,7 +20,7 @@ from rich.progress import Progress
 
 from simpop.llm.client import yes_no_mode
 from simpop.models import RunConfig, RunSummary
-from simpop.report.gate import gate
+from simpop.report.gate import gate, planned_groups, sequential_policy
 from simpop.report.gate_checks import GateResult
 from simpop.report.policy import Policy
 from simpop.run.assembly import RunParts, run_parts
@@ -150,6 +150,7 @@ async def execute_until_decided(
                                 units=[u.key for u in new],
                                 cells=used,
                                 planned=len(units),
+                                groups=None if history else plan_groups_of(inputs, policy, config.gate.error),
                             )
                         )
                         continue
@@ -174,6 +175,16 @@ async def execute_until_decided(
         store.write(SUMMARY_FILE, summary)
         invocations.end(this)
     return summary
+
+
+def plan_groups_of(inputs: RunInputs, policy: Policy, error: float) -> int:
+    """The rule groups the plan can have, as the sequential run decides the policy."""
+    literacy = {p.id: p.health_literacy for p in inputs.personas}
+    cells = [
+        (c.persona_id, c.scenario_id, literacy.get(c.persona_id))
+        for c in [*inputs.cells, *inputs.conversations]
+    ]
+    return planned_groups(sequential_policy(policy, error), cells)
 
 
 def last_gate(store: RunStore, policy: Policy, name: str) -> GateResult:

@@ -8,6 +8,7 @@ when every check passed."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from simpop.aggregate import mean
 from simpop.errors import SimpopError
@@ -16,6 +17,7 @@ from simpop.report.gate_checks import (
     Check,
     GateResult,
     Key,
+    covers,
     in_scope,
     incomplete_checks,
     untested_checks,
@@ -30,6 +32,47 @@ from simpop.store import RunRecords
 Order = dict[str, int]  # a sequential run's cells: the round that chose each
 
 
+@dataclass(frozen=True)
+class Sequence:
+    """How basis sequence decides: at ``error`` for a pass, at ``error / groups`` for a fail
+    (``groups``: every group of every such rule, so a bot that meets every rule fails at most at
+    ``error`` too); a sequential run's values in ``order``, and whether its plan has cells left."""
+
+    error: float = 0.05
+    groups: int = 1
+    order: Order | None = None
+    left: bool = False
+    fail_error: float | None = None  # each group's error of a fail, not shared
+
+    def alphas(self, rule: Rule) -> tuple[float, float]:
+        """The errors of the sequence's lower and upper ends for ``rule``."""
+        fail = self.fail_error if self.fail_error is not None else self.error / max(self.groups, 1)
+        if rule.min is not None and rule.max is not None:
+            return fail, fail
+        return (self.error, fail) if rule.min is not None else (fail, self.error)
+
+
+def _key(rule: Rule, persona: str, scenario: str, literacy: str | None) -> Key:
+    """The group of a rule a cell of ``persona`` and ``scenario`` falls in."""
+    return {
+        "total": ("total", None, None),
+        "persona": (persona, persona, None),
+        "scenario": (scenario, None, scenario),
+        "persona_scenario": (f"{persona} × {scenario}", persona, scenario),
+        "health_literacy": (f"{literacy or 'unknown'} literacy", None, None),
+    }[rule.per]
+
+
+def planned_groups(policy: Policy, cells: list[tuple[str, str, str | None]]) -> int:
+    """The groups the rules on basis sequence can have in a plan of (persona, scenario,
+    literacy) cells: fixed before any value is seen, as a sequential run's errors must be."""
+    return sum(
+        len({_key(rule, *cell) for cell in cells if covers(rule, *cell)})
+        for rule in policy.rules
+        if (rule.basis or policy.basis) == "sequence"
+    )
+
+
 def _groups(
     records: RunRecords, rule: Rule, order: Order | None = None
 ) -> tuple[dict[Key, list[tuple[tuple[int, str], float]]], dict[Key, set[str]]]:
@@ -41,13 +84,7 @@ def _groups(
     pairs: dict[Key, set[str]] = defaultdict(set)
     for probe, value, literacy in in_scope(records, rule):
         p, s = probe.persona_id, probe.scenario_id
-        key = {
-            "total": ("total", None, None),
-            "persona": (p, p, None),
-            "scenario": (s, None, s),
-            "persona_scenario": (f"{p} × {s}", p, s),
-            "health_literacy": (f"{literacy or 'unknown'} literacy", None, None),
-        }[rule.per]
+        key = _key(rule, p, s, literacy)
         groups[key].append(((order.get(probe.cell_id, 0), probe.cell_id), value))
         pairs[key].add(f"{p} × {s}")
     return groups, pairs
@@ -87,26 +124,20 @@ def rule_groups(
 
 
 def check_rule(
-    records: RunRecords,
-    rule: Rule,
-    number: int,
-    basis: Basis,
-    alpha: float | None = None,
-    order: Order | None = None,
-    left: bool = False,
+    records: RunRecords, rule: Rule, number: int, basis: Basis, sequence: Sequence = Sequence()
 ) -> list[Check]:
-    """The rule decided on every group it covers; ``alpha``: each group's error with basis
-    sequence, whose values go in ``order``; ``left``: a sequential run with cells of its plan
-    not run, where a group with no value yet is undecided, not failed."""
+    """The rule decided on every group it covers (with basis sequence as ``sequence`` says; in a
+    sequential run whose plan has cells left, a group with no value yet is undecided)."""
     if basis == "corrected":
         return [corrected_check(records, rule, number)]
+    order, left, alpha = sequence.order, sequence.left, sequence.error
     groups, pairs = rule_groups(records, rule, order)
     rate = all(v in (0.0, 1.0) for values in groups.values() for _, v in values)
     checks = []
     for (name, persona_id, scenario_id), keyed in groups.items():
         values = [v for _, v in sorted(keyed)]
         m: GroupMean = mean(values, name, rule.metric, rate, persona_id, scenario_id, records.config.seed)
-        low, high = _bounds(m, values, basis, alpha)
+        low, high = _bounds(m, values, basis, sequence.alphas(rule))
         decision: Decision = "failed" if m.n == 0 or low is None else decide(low, high, rule.min, rule.max)
         problems = []
         if m.n == 0 and left:
@@ -158,10 +189,10 @@ def check_rule(
 
 
 def _bounds(
-    m: GroupMean, values: list[float], basis: Basis, alpha: float | None
+    m: GroupMean, values: list[float], basis: Basis, alphas: tuple[float, float]
 ) -> tuple[float | None, float | None]:
     """The interval a rule is decided on: the mean twice (point), the 95% interval, or the
-    confidence sequence's interval at ``alpha`` (for values in [0, 1])."""
+    confidence sequence's interval, its ends at ``alphas`` (for values in [0, 1])."""
     if m.mean is None:
         return None, None
     if basis == "point":
@@ -172,7 +203,7 @@ def _bounds(
                 f"metric '{m.metric}' has values outside [0, 1]: basis 'sequence' bounds means of "
                 "values in [0, 1] only (use basis: interval for it)"
             )
-        return confidence_sequence(values, alpha or 0.05)
+        return confidence_sequence(values, alphas[0], alpha_high=alphas[1])
     return (m.ci_low, m.ci_high) if m.ci_low is not None else (m.mean, m.mean)
 
 
@@ -245,22 +276,25 @@ def corrected_check(records: RunRecords, rule: Rule, number: int) -> Check:
     )
 
 
-def sequential_policy(policy: Policy, error: float) -> Policy:
+def sequential_policy(policy: Policy, error: float, fail_error: float | None = None) -> Policy:
     """The policy as a sequential run decides it: every rule on its confidence sequence at
     ``error`` (a fixed interval looked at after every round would not hold its 95%), but a rule
     on the real patients' corrected estimate."""
     rules = [r if r.basis == "corrected" else r.model_copy(update={"basis": None}) for r in policy.rules]
-    return policy.model_copy(update={"basis": "sequence", "error": error, "rules": rules})
+    return policy.model_copy(
+        update={"basis": "sequence", "error": error, "fail_error": fail_error, "rules": rules}
+    )
 
 
-def run_order(records: RunRecords) -> tuple[Order | None, bool]:
+def run_order(records: RunRecords) -> tuple[Order | None, bool, int | None]:
     """A sequential run's cells by the round that chose them (``rounds.jsonl``; None for another
-    run), and whether its plan has cells it did not run (it stopped, or stopped for now, first)."""
+    run), whether its plan has cells it did not run (it stopped, or stopped for now, first), and
+    its plan's groups (``planned_groups``)."""
     chosen = [r for r in rounds_of(records.directory / ROUNDS_FILE) if r.stage == "chosen"]
     if not chosen:
-        return None, False
+        return None, False, None
     left = max(r.planned for r in chosen) > max(r.cells for r in chosen)
-    return {unit[2]: r.round for r in chosen for unit in r.units}, left
+    return {unit[2]: r.round for r in chosen for unit in r.units}, left, chosen[0].groups
 
 
 def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
@@ -268,11 +302,17 @@ def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
     tested every scenario and persona it planned and that each rule's judge is validated. A
     sequential run (one with rounds) is decided as it was run: on confidence sequences, its
     values in the order its rounds chose them."""
-    order, left = run_order(records)
+    order, left, groups = run_order(records)
     gate_config = records.config.gate
     if order is not None and gate_config is not None and gate_config.sequential:
-        policy = sequential_policy(policy, gate_config.error)
-    alpha = policy.error
+        policy = sequential_policy(policy, gate_config.error, gate_config.fail_error)
+    if groups is None:  # a finished run of fixed size: the groups it has
+        groups = sum(
+            len(rule_groups(records, rule)[0])
+            for rule in policy.rules
+            if (rule.basis or policy.basis) == "sequence"
+        )
+    sequence = Sequence(policy.error, groups, order, left, policy.fail_error)
     checks = (
         incomplete_checks(records)
         + untested_checks(records, policy)
@@ -280,7 +320,7 @@ def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
         + [
             check
             for number, rule in enumerate(policy.rules, start=1)
-            for check in check_rule(records, rule, number, rule.basis or policy.basis, alpha, order, left)
+            for check in check_rule(records, rule, number, rule.basis or policy.basis, sequence)
         ]
     )
     return GateResult(policy=name, run_id=records.run_id, passed=all(c.passed for c in checks), checks=checks)

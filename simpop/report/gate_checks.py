@@ -72,18 +72,23 @@ class GateResult(Record):
 Key = tuple[str, str | None, str | None]
 
 
+def covers(rule: Rule, persona: str, scenario: str, literacy: str | None) -> bool:
+    """Whether ``rule`` covers a cell of ``persona`` and ``scenario``."""
+    return not (
+        (rule.personas is not None and persona not in rule.personas)
+        or (rule.scenarios is not None and scenario not in rule.scenarios)
+        or scenario in rule.except_scenarios
+        or (rule.health_literacy is not None and literacy not in rule.health_literacy)
+    )
+
+
 def in_scope(records: RunRecords, rule: Rule) -> Iterator[tuple[CellRecord, float, str | None]]:
     """The probes (and conversations) with a value of ``rule.metric`` that the rule covers, the
     value, and the persona's health literacy."""
     for probe, value in records.valued_probes(rule.metric):
         persona = records.personas.get(probe.persona_id)
         literacy = persona.health_literacy if persona else None
-        if not (
-            (rule.personas is not None and probe.persona_id not in rule.personas)
-            or (rule.scenarios is not None and probe.scenario_id not in rule.scenarios)
-            or probe.scenario_id in rule.except_scenarios
-            or (rule.health_literacy is not None and literacy not in rule.health_literacy)
-        ):
+        if covers(rule, probe.persona_id, probe.scenario_id, literacy):
             yield probe, value, literacy
 
 

@@ -88,8 +88,15 @@ class Policy(Record):
         0.05,
         gt=0,
         lt=1,
-        description="basis sequence: each group's error: a group that breaks its rule passes with "
-        "probability at most `error`, so does a bot that breaks any rule",
+        description="basis sequence: the gate's error: a bot that breaks a rule passes, or one that "
+        "meets every rule fails, at most this often (a fail's error is shared among the groups)",
+    )
+    fail_error: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description="basis sequence: each group's error of a fail instead (faster fails; a bot that "
+        "meets every rule may then fail at up to this times its groups)",
     )
     rules: list[Rule] = Field(min_length=1)
     allow_untested: bool | list[str] = Field(

@@ -38,6 +38,9 @@ class GateRound(Record):
     units: list[tuple[str, str, str]] = Field([], description="persona, scenario, cell id of each cell")
     cells: int = Field(0, description="cells run so far, this round's included")
     planned: int = Field(0, description="cells of the whole plan (the fixed grid's)")
+    groups: int | None = Field(
+        None, description="round 0: the plan's rule groups, a fail's error is shared among"
+    )
     rules: list[RuleStanding] = []
     seconds: float | None = Field(None, description="the run's seconds when the round was decided")
 
