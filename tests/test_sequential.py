@@ -73,7 +73,9 @@ def test_decisions_and_what_an_undecided_rule_needs():
     assert confidence_sequence([0, 0], 0.05, alpha_high=0.005)[1] < 0.99
     assert values_needed(0.95, 0.99, 0.05, True) is None  # at 0.95 it never shows 0.99
     assert still_needs(1.0, 3, 0.99, None, None) == "it needs about 390 values at its present mean (387 more)"
-    assert still_needs(0.95, 20, 0.99, None, 0.05) == "at its present mean 0.950 it cannot show min 0.99"
+    assert still_needs(0.95, 20, 0.99, None, 0.05) == (
+        "at its present mean 0.950 it cannot show min 0.99; about 140 values at that mean would fail it"
+    )
 
 
 def test_three_passing_probes_never_pass_min_099(tmp_path):

@@ -2,8 +2,9 @@
 rounds (a round's new cells of one persona, scenario and seed are written by one LLM call);
 after each round the policy is decided on every rule group's confidence sequence
 (``simpop.report.gate``, a sequential run's basis), and the next round goes where the decision
-is still open (``simpop.sequential.allocation``). The run stops when every rule is decided, or
-when the budget (cells, minutes) or the plan is spent.
+is still open (``simpop.sequential.allocation``). The run stops once the gate's outcome is known
+(a rule failed, or every rule passed with every pair tested; ``stop: every-rule``: once each
+rule is passed or failed), or when the budget (cells, minutes) or the plan is spent.
 
 Each round's cells are recorded (``rounds.jsonl``) before any of them is run, and each rule's
 standing once the round is decided, so a killed run resumes the round it was in and then chooses

@@ -133,7 +133,7 @@ def values_needed(
     m, limit = threshold, math.log(1 / alpha)
     log_bets, total, squares = 0.0, 0.0, 0.25
     for t in range(1, cap + 1):
-        x = float(math.floor(t * rate) - math.floor((t - 1) * rate))
+        x = float(math.floor(t * rate + 0.5) - math.floor((t - 1) * rate + 0.5))  # spread evenly
         bet = _bet(alpha, squares / t, t, horizon)
         if above:
             log_bets += math.log1p(min(bet, TRUNCATION / m) * (x - m)) if m > 0 else 0.0

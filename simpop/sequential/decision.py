@@ -73,10 +73,20 @@ def still_needs(
                 f"try {nearest}"
             )
         if total is None:
-            return f"at its present mean {mean:.3f} it cannot show {side} {threshold:g}"
+            fails = (
+                _wilson_needed(mean, threshold, not above)
+                if alpha is None
+                else values_needed(mean, threshold, alpha, not above, CAP)
+            )
+            will = f"; about {_round(fails)} values at that mean would fail it" if fails and fails > n else ""
+            return f"at its present mean {mean:.3f} it cannot show {side} {threshold:g}{will}"
         wanted.append(total)
     total = max(wanted)
     if total <= n:  # at the present rate it would be decided: the data's spread holds it back
         return "it needs a few more values"
-    rounded = int(math.ceil(total / 10) * 10) if total > 30 else total
+    rounded = _round(total)
     return f"it needs about {rounded} values at its present mean ({rounded - n} more)"
+
+
+def _round(total: int) -> int:
+    return int(math.ceil(total / 10) * 10) if total > 30 else total
