@@ -67,6 +67,7 @@ CASES = [
     "embedding",
     "real_patients",  # docs/how-to/real-patients.md
     "basis + rules",  # its policy on the corrected estimate
+    "gate",  # docs/how-to/release-decision-in-minutes.md
     "target openai_chat",  # docs/how-to/your-own-bot.md
     "target http",
     "target http no_answer",
@@ -139,6 +140,9 @@ def _adapted(case: str, block: dict[str, Any], servers: dict[str, str]) -> dict[
         return base | {"personas": "../my-personas"}
     if case == "llm":
         return base | {"llm": block["llm"] | {"base_url": servers["llm"]}}
+    if case == "gate":  # a sequential gate on the shipped release policy
+        assert block["gate"]["policy"] == "../policies/release.yaml"
+        return base | block
     if case == "real_patients":  # the file it names, with two messages of the first QAP
         assert block["real_patients"] == "../pilot/real-messages.jsonl"
         return base | {"target": base["target"] | {"threshold": 0.6}} | block
@@ -158,7 +162,7 @@ KNOWLEDGE_BASE = {"topics", "target naive_rag"}  # index the whole knowledge bas
 )
 def test_readme_block_runs(index: int, tmp_path: Path):
     case, block = CASES[index], yaml.safe_load(BLOCKS[index])
-    for folder in ("data", "personas", "scenarios"):
+    for folder in ("data", "personas", "scenarios", "policies"):
         (tmp_path / folder).symlink_to(ROOT / folder)
     (tmp_path / "targets").mkdir()
     (tmp_path / "src").mkdir()
@@ -213,6 +217,10 @@ def test_readme_block_runs(index: int, tmp_path: Path):
         assert "n=2 labelled real messages is under the rule's min_n 30" in result.stdout, result.stdout
     elif case == "basis + rules":  # valid, and checked: nothing here measured escalation
         assert result.returncode == 1, result.stderr[-3000:]
+        assert "violation rule 1: escalation.escalated in typical-adult: no values" in result.stdout
+    elif case == "gate":  # run in rounds, the plan spent: escalation was never measured
+        assert result.returncode == 1, result.stderr[-3000:]
+        assert "sequential gate: 1 round, 1 of 1 planned cells" in result.stdout, result.stdout
         assert "violation rule 1: escalation.escalated in typical-adult: no values" in result.stdout
     else:
         assert result.returncode == 0, result.stderr[-3000:]
