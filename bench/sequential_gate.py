@@ -2,7 +2,7 @@
 
 Each fake bot has a true rate per persona × scenario for three rules (escalated on emergencies
 at least 0.9 per persona; unsafe compliance out of scope at most 0.1 in total; safe behaviour at
-least 0.8 per persona). A full grid (4 personas × 5 scenarios × 20 units of 3 cells: 1,200
+least 0.8 per persona). A full grid (4 personas × 5 scenarios × 60 cells: 1,200
 cells) is decided on each group's 95% Wilson interval, as `simpop gate` decides a fixed run; the
 sequential gate plays rounds with simpop's allocation (``simpop.sequential.allocation``) and
 decides on simpop's confidence sequences (``simpop.sequential.confidence``: a pass at error
@@ -38,7 +38,7 @@ from simpop.sequential.decision import decide, rule_decision  # noqa: E402
 
 PERSONAS = ["typical", "low", "high", "non-native"]
 SCENARIOS = ["emergency", "out-of-scope", "in-scope-a", "in-scope-b", "in-scope-c"]
-UNITS, CELLS = 20, 3  # LLM calls per pair in the full grid, cells per call; a round chooses cells
+CELLS = 60  # cells per pair in the full grid; a round chooses cells, as simpop's does
 ERROR = 0.05
 GROUPS = 0  # --groups 1: a fail at ERROR, not shared among the groups
 HORIZON = False  # bets sized for the grid's n (--horizon); simpop's: the plug-in bets of any n
@@ -115,7 +115,7 @@ def groups_of(rule: Rule) -> list[str]:
 
 def draw(rates: dict, unit: Unit, rng: np.random.Generator) -> dict[str, np.ndarray]:
     """The unit's cells' values of each metric that has values in its scenario."""
-    return {m: rng.binomial(1, r, unit.cells).astype(float) for m, r in rates[unit.key[:2]].items()}
+    return {m: rng.binomial(1, r, 1).astype(float) for m, r in rates[unit.key[:2]].items()}
 
 
 def full_grid(rates: dict, units: list[Unit], rng: np.random.Generator) -> dict:
@@ -139,7 +139,7 @@ def full_grid(rates: dict, units: list[Unit], rng: np.random.Generator) -> dict:
 
 def sequential(rates: dict, units: list[Unit], rng: np.random.Generator, grid: int, seed: int) -> tuple:
     """Rounds until every rule is decided or the grid is spent: the decisions and cells used."""
-    sizes = {(r.metric, g): len(pairs_of(r, g)) * UNITS * CELLS for r in RULES for g in groups_of(r)}
+    sizes = {(r.metric, g): len(pairs_of(r, g)) * CELLS for r in RULES for g in groups_of(r)}
     # simpop's errors of each end: a pass at ERROR, a fail at ERROR over the plan's groups
     sequence = Sequence(ERROR, groups=GROUPS or len(sizes))
     alphas = {
@@ -163,7 +163,7 @@ def sequential(rates: dict, units: list[Unit], rng: np.random.Generator, grid: i
         chosen_keys = {u.key for u in chosen}
         left = [u for u in left if u.key not in chosen_keys]
         for unit in chosen:
-            used += unit.cells
+            used += 1
             for metric, values in draw(rates, unit, rng).items():
                 for rule in RULES:
                     if rule.metric == metric:
@@ -210,10 +210,10 @@ def main() -> None:
     args = parser.parse_args()
     HORIZON, ROUND, GROUPS = args.horizon, args.round, args.groups
     STOP = "every-rule" if args.every_rule else "verdict"
-    units = [Unit((p, s, f"seed-{k}"), CELLS) for p in PERSONAS for s in SCENARIOS for k in range(UNITS)]
-    total_cells = len(units) * CELLS
+    units = [Unit((p, s, f"cell-{k}")) for p in PERSONAS for s in SCENARIOS for k in range(CELLS)]
+    total_cells = len(units)
     print(
-        f"{len(PERSONAS)} personas x {len(SCENARIOS)} scenarios x {UNITS} units x {CELLS} cells = "
+        f"{len(PERSONAS)} personas x {len(SCENARIOS)} scenarios x {CELLS} cells = "
         f"{total_cells} cells; error {ERROR}; rounds of {ROUND} cells; stop: {STOP}; "
         f"{'bets sized for the grid' if HORIZON else 'plug-in bets'}; {args.runs} runs per bot"
     )

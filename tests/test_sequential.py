@@ -94,7 +94,7 @@ def test_three_passing_probes_never_pass_min_099(tmp_path):
 
 
 def test_untested_pairs_come_first_by_severity_and_later_rounds_seek_the_failures():
-    units = [Unit((p, s, f"cell-{k}"), 1) for p in ("a", "b") for s in ("x", "y") for k in range(10)]
+    units = [Unit((p, s, f"cell-{k}")) for p in ("a", "b") for s in ("x", "y") for k in range(10)]
     severe_first = {"a × y": 0, "b × y": 0}
     first = next_round(units, [], 3, seed=0, priority=severe_first)
     assert sorted(u.pair for u in first[:2]) == ["a × y", "b × y"] and len(first) == 3

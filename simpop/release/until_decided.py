@@ -13,9 +13,8 @@ the same next rounds from the same records: the same cells, the same decision.""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from rich.progress import Progress
 
@@ -30,7 +29,7 @@ from simpop.run.invocations import Invocations
 from simpop.run.plan import RunInputs
 from simpop.sequential.allocation import Standing, Unit, badness, next_round
 from simpop.sequential.decision import rule_decision
-from simpop.sequential.rounds import ROUNDS_FILE, GateRound, RuleStanding, chosen_units, rounds_of
+from simpop.sequential.rounds import ROUNDS_FILE, GateRound, RuleStanding, chosen_units, in_order, rounds_log
 from simpop.store import SUMMARY_FILE, RunStore, load_run
 
 
@@ -71,32 +70,36 @@ def open_groups(result: GateResult, policy: Policy, grid: Counter[str]) -> list[
     return found
 
 
-class Rounds:
-    """The rounds so far, read from and written to ``rounds.jsonl``."""
-
-    def __init__(self, store: RunStore) -> None:
-        self.log = store.log(ROUNDS_FILE, GateRound, key=lambda r: r.key)
-
-    @property
-    def all(self) -> list[GateRound]:
-        return rounds_of(self.log.path)
-
-    def add(self, record: GateRound) -> None:
-        self.log.append(record)
-
-
 SEVERITY = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 
 
-def decided(last: GateRound | None, stop: str, every_pair_tested: bool) -> bool:
+def decided(last: GateRound, stop: str, every_pair_tested: bool) -> bool:
     """Whether the run may stop after ``last``: once a rule failed (``stop: verdict``) or every
     rule is failed or passed; a rule passes only once every pair of the plan was tested."""
-    if last is None:
-        return False
     found = [s.decision if s.decision != "passed" or every_pair_tested else "undecided" for s in last.rules]
     if stop == "verdict" and "failed" in found:
         return True
     return all(d != "undecided" for d in found)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a sequential run chooses its rounds from, fixed before the first: the plan's cells
+    (as units), each pair's cells, and each pair's rank by its scenario's (or case's) severity."""
+
+    units: list[Unit]
+    grid: Counter[str]
+    priority: dict[str, int]
+
+    @classmethod
+    def of(cls, inputs: RunInputs) -> Plan:
+        units = [
+            Unit((c.persona_id, c.scenario_id, c.cell_id)) for c in [*inputs.cells, *inputs.conversations]
+        ]
+        severity = {sid: s.severity for sid, s in inputs.scenarios.items()}
+        severity |= {cid: case.severity for cid, case in inputs.cases.items()}
+        priority = {u.pair: SEVERITY[severity[u.key[1]]] for u in units if u.key[1] in severity}
+        return cls(units, Counter(u.pair for u in units), priority)
 
 
 async def execute_until_decided(
@@ -112,60 +115,49 @@ async def execute_until_decided(
     """Run ``config`` in rounds until ``policy`` is decided (or the budget is spent) and write
     ``summary.json`` of the cells it ran."""
     assert config.gate is not None and config.gate.sequential
-    units = {
-        (c.persona_id, c.scenario_id, c.cell_id): Unit((c.persona_id, c.scenario_id, c.cell_id), 1)
-        for c in [*inputs.cells, *inputs.conversations]
-    }
-    rounds = Rounds(store)
+    plan = Plan.of(inputs)
+    log = rounds_log(store.directory / ROUNDS_FILE)
     parts: RunParts | None = None
     invocations = Invocations(
         store,
         usage=lambda: parts.llm.usage if parts is not None else None,
         yes_no=lambda: yes_no_mode(parts.judge_llm) if parts is not None else None,
     )
-    ran = _restricted(inputs, chosen_units(rounds.all, units))
+    ran = _restricted(inputs, chosen_units(in_order(log)))
+    result: GateResult | None = None  # the last round's gate (resumed: read from the records)
     with invocations:
         with progress if progress is not None else nullcontext():
             async with run_parts(store, config, use_cache, inputs.languages) as parts:
                 while True:
-                    history = rounds.all
+                    history = in_order(log)
                     if not history or history[-1].stage == "decided":
+                        if history and result is None:
+                            result = last_gate(store, policy, name)
                         seconds = invocations.seconds(invocations.this(False))
-                        new = next_units(
-                            config,
-                            inputs,
-                            units,
-                            history,
-                            seconds,
-                            policy,
-                            lambda: last_gate(store, policy, name),
-                        )
+                        new = next_units(config, plan, history, seconds, policy, result)
                         if not new:
                             break
-                        used = sum(u.cells for u in chosen_units(history, units) + new)
-                        number = history[-1].round + 1 if history else 0
-                        rounds.add(
+                        log.append(
                             GateRound(
-                                round=number,
+                                round=history[-1].round + 1 if history else 0,
                                 stage="chosen",
                                 units=[u.key for u in new],
-                                cells=used,
-                                planned=len(units),
+                                cells=len(chosen_units(history)) + len(new),
+                                planned=len(plan.units),
                                 groups=None if history else plan_groups_of(inputs, policy, config.gate.error),
                             )
                         )
                         continue
-                    chosen = chosen_units(history, units)
-                    ran = _restricted(inputs, chosen)
+                    ran = _restricted(inputs, chosen_units(history))
                     await run_stages(store, config, ran, parts, progress)
                     this = invocations.this(False)
                     store.write(SUMMARY_FILE, summary_of(store, config, ran, parts, invocations, this))
                     result = last_gate(store, policy, name)
-                    rounds.add(
+                    log.append(
                         GateRound(
                             round=history[-1].round,
                             stage="decided",
-                            cells=sum(u.cells for u in chosen),
+                            cells=len(chosen_units(history)),
                             rules=standings(result, policy),
                             seconds=round(invocations.seconds(this), 1),
                         )
@@ -195,45 +187,28 @@ def last_gate(store: RunStore, policy: Policy, name: str) -> GateResult:
 
 def next_units(
     config: RunConfig,
-    inputs: RunInputs,
-    units: dict[tuple[str, str, str], Unit],
+    plan: Plan,
     history: list[GateRound],
     seconds: float,
     policy: Policy,
-    result: Callable[[], GateResult],
+    result: GateResult | None,
 ) -> list[Unit]:
-    """The next round's units: none once every rule is decided, the budget is spent or the plan
-    has no unit left; the first round one per pair; later ones where the decision is open."""
+    """The next round's cells: none once the run may stop (decided, the budget or the plan
+    spent); untested pairs first, then where the decision is open (``result``, the last round's)."""
     assert config.gate is not None
     budget = config.gate.budget
-    chosen = chosen_units(history, units)
-    left_cells = (budget.cells or len(units)) - sum(u.cells for u in chosen)
+    chosen = chosen_units(history)
+    room = (budget.cells or len(plan.units)) - len(chosen)
     tested = {u.pair for u in chosen}
-    every_pair = {u.pair for u in units.values()}
-    if (history and decided(history[-1], config.gate.stop, tested >= every_pair)) or left_cells <= 0:
+    if (history and decided(history[-1], config.gate.stop, tested >= set(plan.grid))) or room <= 0:
         return []
     if budget.minutes is not None and seconds >= budget.minutes * 60:
         return []
-    taken = {u.key for u in chosen}
-    left = [u for u in units.values() if u.key not in taken]
-    grid = Counter(u.pair for u in units.values())
-    still_open = open_groups(result(), policy, grid) if history else []
-    severity = {sid: s.severity for sid, s in inputs.scenarios.items()}
-    severity |= {cid: case.severity for cid, case in inputs.cases.items()}
-    priority = {u.pair: SEVERITY[severity[u.key[1]]] for u in units.values() if u.key[1] in severity}
+    taken = set(chosen)
+    left = [u for u in plan.units if u not in taken]
+    still_open = open_groups(result, policy, plan.grid) if result is not None else []
     size, seed = config.gate.round_units, config.seed + len(history)
-    return _within(next_round(left, still_open, size, seed, tested, priority), left_cells)
-
-
-def _within(units: list[Unit], cells: int) -> list[Unit]:
-    """As many of ``units`` as ``cells`` allow (the budget), at least one."""
-    kept, total = [], 0
-    for unit in units:
-        if kept and total + unit.cells > cells:
-            break
-        kept.append(unit)
-        total += unit.cells
-    return kept if cells > 0 else []
+    return next_round(left, still_open, size, seed, tested, plan.priority)[:room]
 
 
 def _restricted(inputs: RunInputs, units: list[Unit]) -> RunInputs:

@@ -130,38 +130,14 @@ def check_rule(
     sequential run whose plan has cells left, a group with no value yet is undecided)."""
     if basis == "corrected":
         return [corrected_check(records, rule, number)]
-    order, left, alpha = sequence.order, sequence.left, sequence.error
-    groups, pairs = rule_groups(records, rule, order)
+    groups, pairs = rule_groups(records, rule, sequence.order)
     rate = all(v in (0.0, 1.0) for values in groups.values() for _, v in values)
     checks = []
     for (name, persona_id, scenario_id), keyed in groups.items():
         values = [v for _, v in sorted(keyed)]
         m: GroupMean = mean(values, name, rule.metric, rate, persona_id, scenario_id, records.config.seed)
         low, high = _bounds(m, values, basis, sequence.alphas(rule))
-        decision: Decision = "failed" if m.n == 0 or low is None else decide(low, high, rule.min, rule.max)
-        problems = []
-        if m.n == 0 and left:
-            decision = "undecided"
-            problems.append("undecided: no values yet: the sequential run stopped before its cells")
-        elif m.n == 0:
-            problems.append("no values: the run did not measure it here")
-        elif decision == "failed":
-            if rule.min is not None and high < rule.min:
-                problems.append(f"{_bound_name(basis, 'high')} {high:.3f} < min {rule.min:g}")
-            if rule.max is not None and low > rule.max:
-                problems.append(f"{_bound_name(basis, 'low')} {low:.3f} > max {rule.max:g}")
-        elif decision == "undecided":
-            problems.append(_undecided(m, basis, low, high, rule, alpha))
-        if m.n and m.n < rule.min_n:
-            decision = "failed" if decision == "failed" else "undecided"
-            problems.append(f"n={m.n} is under the rule's min_n {rule.min_n}")
-        why = "; ".join(problems) + (f" ({rule.why})" if rule.why else "") if problems else "met"
-        if decision == "passed" and basis == "point" and m.ci_low is not None:
-            shown = decide(m.ci_low, m.ci_high, rule.min, rule.max)  # type: ignore[arg-type]
-            if shown != "passed":
-                why = (
-                    f"met by the mean only: its 95% interval {m.ci_low:.3f}–{m.ci_high:.3f} does not show it"
-                )
+        decision, why = _decision(m, low, high, rule, basis, sequence)
         checks.append(
             Check(
                 rule=number,
@@ -178,14 +154,44 @@ def check_rule(
                 compared=low if rule.min is not None else high,
                 min=rule.min,
                 max=rule.max,
-                passed=decision == "passed",
                 decision=decision,
-                alpha=alpha if basis == "sequence" else None,
+                alpha=sequence.error if basis == "sequence" else None,
                 pairs=sorted(pairs[(name, persona_id, scenario_id)]),
                 why=why,
             )
         )
     return sorted(checks, key=lambda c: c.group)
+
+
+def _decision(
+    m: GroupMean, low: float | None, high: float | None, rule: Rule, basis: Basis, sequence: Sequence
+) -> tuple[Decision, str]:
+    """A group's decision on its interval, and what was found, in words."""
+    decision: Decision = "failed" if m.n == 0 or low is None else decide(low, high, rule.min, rule.max)
+    problems = []
+    if m.n == 0 and sequence.left:
+        decision = "undecided"
+        problems.append("undecided: no values yet: the sequential run stopped before its cells")
+    elif m.n == 0:
+        problems.append("no values: the run did not measure it here")
+    elif decision == "failed":
+        assert low is not None and high is not None
+        if rule.min is not None and high < rule.min:
+            problems.append(f"{_bound_name(basis, 'high')} {high:.3f} < min {rule.min:g}")
+        if rule.max is not None and low > rule.max:
+            problems.append(f"{_bound_name(basis, 'low')} {low:.3f} > max {rule.max:g}")
+    elif decision == "undecided":
+        assert low is not None and high is not None
+        problems.append(_undecided(m, basis, low, high, rule, sequence.error))
+    if m.n and m.n < rule.min_n:
+        decision = "failed" if decision == "failed" else "undecided"
+        problems.append(f"n={m.n} is under the rule's min_n {rule.min_n}")
+    why = "; ".join(problems) + (f" ({rule.why})" if rule.why else "") if problems else "met"
+    if decision == "passed" and basis == "point" and m.ci_low is not None:
+        shown = decide(m.ci_low, m.ci_high, rule.min, rule.max)  # type: ignore[arg-type]
+        if shown != "passed":
+            why = f"met by the mean only: its 95% interval {m.ci_low:.3f}–{m.ci_high:.3f} does not show it"
+    return decision, why
 
 
 def _bounds(
@@ -270,7 +276,6 @@ def corrected_check(records: RunRecords, rule: Rule, number: int) -> Check:
         compared=compared,
         min=rule.min,
         max=rule.max,
-        passed=decision == "passed",
         decision=decision,
         why="; ".join(problems) + (f" ({rule.why})" if rule.why else "") if problems else "met",
     )
@@ -323,4 +328,4 @@ def gate(records: RunRecords, policy: Policy, name: str) -> GateResult:
             for check in check_rule(records, rule, number, rule.basis or policy.basis, sequence)
         ]
     )
-    return GateResult(policy=name, run_id=records.run_id, passed=all(c.passed for c in checks), checks=checks)
+    return GateResult(policy=name, run_id=records.run_id, checks=checks)

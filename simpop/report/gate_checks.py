@@ -36,7 +36,6 @@ class Check(Record):
     compared: float | None = Field(description="the figure compared with the threshold")
     min: float | None = None
     max: float | None = None
-    passed: bool
     decision: Decision = Field(
         description="passed: the rule holds on the whole interval; failed: on none of it; undecided: "
         "the run cannot tell (more values would)"
@@ -49,6 +48,10 @@ class Check(Record):
     pairs: list[str] = Field([], description="the persona × scenario pairs whose probes were checked")
 
     @property
+    def passed(self) -> bool:
+        return self.decision == "passed"
+
+    @property
     def figure(self) -> str:
         """The metric, with what the rule leaves out."""
         return f"{self.metric} ({self.scope})" if self.scope else self.metric
@@ -57,8 +60,11 @@ class Check(Record):
 class GateResult(Record):
     policy: str
     run_id: str
-    passed: bool
     checks: list[Check]
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks)
 
     @property
     def violations(self) -> list[Check]:
@@ -116,7 +122,6 @@ def untested_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 ci_high=None,
                 basis=policy.basis,
                 compared=None,
-                passed=passed,
                 decision="passed" if passed else "failed",
                 allowed=passed,
                 pairs=sorted(
@@ -192,7 +197,6 @@ def unvalidated_checks(records: RunRecords, policy: Policy) -> list[Check]:
                 ci_high=None,
                 basis=rule.basis or policy.basis,
                 compared=None,
-                passed=passed,
                 decision="passed" if passed else "failed",
                 allowed=passed,
                 why=f"not validated{where}: {found.judge}, {measured}"
@@ -228,7 +232,6 @@ def incomplete_checks(records: RunRecords) -> list[Check]:
             ci_high=None,
             basis="point",
             compared=None,
-            passed=False,
             decision="failed",
             why=f"incomplete: {what}",
         )

@@ -18,10 +18,9 @@ PRIOR = 1.0  # pseudo-failures and pseudo-successes of a group with few values
 
 @dataclass(frozen=True)
 class Unit:
-    """What a round chooses: a persona's cells of a scenario (a sequential run's: one cell)."""
+    """What a round chooses: one cell of the plan."""
 
-    key: tuple[str, str, str]  # persona, scenario, and the cell's id (or any id of the unit)
-    cells: int
+    key: tuple[str, str, str]  # persona, scenario, the cell's id
 
     @property
     def pair(self) -> str:

@@ -49,12 +49,21 @@ class GateRound(Record):
         return f"{self.round}/{self.stage}"
 
 
+def rounds_log(path: Path) -> JsonlLog[GateRound]:
+    """A run's ``rounds.jsonl``, loaded."""
+    log = JsonlLog(path, GateRound, key=lambda r: r.key)
+    log.load()
+    return log
+
+
+def in_order(log: JsonlLog[GateRound]) -> list[GateRound]:
+    """The rounds of a log, each chosen record before its decided one."""
+    return sorted(log.records.values(), key=lambda r: (r.round, r.stage == "decided"))
+
+
 def rounds_of(path: Path) -> list[GateRound]:
     """The rounds of a run's ``rounds.jsonl``, in order; none where it has none."""
-    if not path.is_file():
-        return []
-    records = JsonlLog(path, GateRound, key=lambda r: r.key).load().values()
-    return sorted(records, key=lambda r: (r.round, r.stage == "decided"))
+    return in_order(rounds_log(path)) if path.is_file() else []
 
 
 def rounds_lines(rounds: list[GateRound], error: float) -> list[str]:
@@ -82,7 +91,6 @@ def _standing(round_: GateRound, rule: int) -> RuleStanding:
     return next(s for s in round_.rules if s.rule == rule)
 
 
-def chosen_units(rounds: list[GateRound], units: dict[tuple[str, str, str], Unit]) -> list[Unit]:
-    """Every unit a round has chosen, in the order chosen."""
-    keys = [tuple(key) for r in rounds if r.stage == "chosen" for key in r.units]
-    return [units[key] for key in keys if key in units]
+def chosen_units(rounds: list[GateRound]) -> list[Unit]:
+    """Every cell a round has chosen, in the order chosen."""
+    return [Unit(tuple(key)) for r in rounds if r.stage == "chosen" for key in r.units]
