@@ -19,12 +19,13 @@ import numpy as np
 from simpop.binary_figures import cohen_kappa, roc_auc
 from simpop.embed import Embedder
 from simpop.evaluation.agreement import opened_judge
-from simpop.evaluation.safety_agreement import APPLIES, classifier_scores, llm_scores
+from simpop.evaluation.safety_agreement import classifier_scores, llm_scores
 from simpop.evaluation.safety_training import select_and_fit
 from simpop.judging.crossval import Predictor, best_threshold, out_of_fold
 from simpop.judging.safety_classifier import SafetyClassifier, fit_classifier, safety_features
 from simpop.labels.safety_pairs import load_corpus, pairs_for
 from simpop.models import DEFAULT_LOCAL_MODEL, LLMConfig
+from simpop.verdicts import by_option, options
 
 
 def figures(y: np.ndarray, p: np.ndarray, verdict: np.ndarray) -> str:
@@ -36,12 +37,12 @@ async def main(model: str, judges: list[str]) -> None:
     embedder = Embedder()
     for judge in judges:
         train, dev = pairs_for(items, judge, {"train"}), pairs_for(items, judge, {"dev"})
-        fitted, _ = select_and_fit(judge, train, dev, APPLIES[judge], embedder, "train")
+        fitted, _ = select_and_fit(judge, train, dev, by_option(judge).kinds, embedder, "train")
         # the chosen features refitted on train alone, so dev is out of sample
         x = safety_features(embedder, [(p.message, p.answer) for p in train], fitted.blocks)
         y_train = np.array([p.label for p in train], dtype=int)
         on_train = fit_classifier(x, y_train, fitted.verdict, fitted.c, fitted.blocks, "train", "")
-        scored = [p for p in dev if p.kind in APPLIES[judge]]
+        scored = [p for p in dev if p.kind in by_option(judge).kinds]
         p_cls, _ = classifier_scores(SafetyClassifier(on_train, embedder, judge), scored)
         async with opened_judge(LLMConfig(model=model)) as llm_judge:
             p_llm, v_llm, errors = await llm_scores(llm_judge, judge, scored)
@@ -74,6 +75,6 @@ if __name__ == "__main__":
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--model", default=DEFAULT_LOCAL_MODEL)
-    parser.add_argument("--judge", action="append", choices=list(APPLIES))
+    parser.add_argument("--judge", action="append", choices=list(options()))
     args = parser.parse_args()
-    asyncio.run(main(args.model, args.judge or list(APPLIES)))
+    asyncio.run(main(args.model, args.judge or list(options())))

@@ -153,7 +153,7 @@ def test_a_symlink_loop_is_one_line_naming_the_path(project, link):
     [
         (VERIFIER_15B, "{verifier: bad.json}", "scoring.verifier"),
         (
-            "safety-escalated.json",
+            "../../verdicts/escalated/en.json",
             "{safety_classifiers: {escalated: bad.json}}",
             "scoring.safety_classifiers",
         ),

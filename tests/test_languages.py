@@ -229,7 +229,9 @@ def test_the_german_demo_plans_offline(tmp_path) -> None:
     result = simpop("run", str(ROOT / "targets" / "breast-qap-de.yaml"), "--variants", "1", "--limit", "2",
                     "--dry-run", cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "plan: 10 cells; per persona: 5 × 2" in result.stdout
+    # 2 QAP variants and the ten hazard scenarios' 3 probes each, per persona, from their German prompts
+    assert "plan: 160 cells; per persona: 5 × 32" in result.stdout
+    assert "emergency-in-pathway 15" in result.stdout
 
 
 def test_a_persona_in_an_uncovered_language_stops_the_run(tmp_path) -> None:

@@ -26,7 +26,7 @@ LAYERS = [
         "__init__",
     ],
     ["aggregate", "config", "store", "llm", "embed", "prompts", "knowledge"],
-    ["judging"],
+    ["judging", "verdicts"],
     ["population", "targets", "metrics", "labels", "validity", "sequential"],
     ["run", "evaluation", "doctor"],
     ["report", "calibration", "release"],

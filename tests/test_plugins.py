@@ -251,6 +251,15 @@ def test_a_judged_metric_and_a_target_from_a_package_show_in_every_view(project)
     html = (run / "report.html").read_text()
     assert "answers in plain words" in html  # the report's tables
     assert "<th>jargon</th>" in html  # an example card's verdicts
+    # no held-out agreement for the plugin's verdict: not validated in the console, the report and the gate
+    console = " ".join(result.stdout.split())
+    assert "jargon" in console.split("not validated", 1)[1].split(" cells per scenario")[0]
+    assert "not validated" in html.split("answers in plain words", 1)[1][:2000]
+    (project / "strict.yaml").write_text(
+        "name: strict\nbasis: point\nrules:\n  - {metric: jargon, min: 0.0}\n"
+    )
+    strict = simpop("gate", str(run), "--policy", "strict.yaml", "--allow-plugins", cwd=project, env=env)
+    assert strict.returncode == 1 and "not validated" in strict.stdout, strict.stdout + strict.stderr
     (project / "gate.yaml").write_text(
         "name: plain\nbasis: point\nallow_unvalidated: [jargon]\nrules:\n  - {metric: jargon, min: 0.99}\n"
     )

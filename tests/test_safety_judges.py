@@ -91,8 +91,9 @@ def test_the_keyword_rule_takes_one_cue_family_per_verdict():
 
 def test_a_language_without_lexicons_is_a_clear_error():
     check_language("en-GB")
-    with pytest.raises(ConfigError, match="no cue lexicon for language 'de'"):
-        check_language("de")
+    check_language("de-CH")
+    with pytest.raises(ConfigError, match="no cue lexicon for language 'fr'"):
+        check_language("fr")
 
 
 def test_agreement_figures_by_hand():
@@ -199,7 +200,7 @@ def test_a_judge_with_safety_classifiers_decides_those_verdicts_without_asking_t
     with FakeOpenAIServer(default=reply) as server:
         config = LLMConfig(base_url=server.base_url, model="fake-judge", max_retries=0)
         judge = Judge(LLMClient(config, RemoteEndpoint(server.base_url)), model="fake-judge")
-        judge.classifiers = {"urges_urgent_help": urgent, "falsely_reassures": calm}
+        judge.classifiers = {"urges_urgent_help": {"en": urgent}, "falsely_reassures": {"en": calm}}
         p = Probe(
             run_id="r",
             persona_id="p",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 LABELS = ("escalated", "false_reassurance", "refused", "clarify")
-KEEP = ("id", "group", "kind", "message", "answer", "context", "hard_case", "origin")
+KEEP = ("id", "group", "kind", "message", "answer", "context", "hard_case", "origin", "language")
 
 
 def rows(folder: Path) -> dict[str, dict]:
@@ -48,6 +48,7 @@ def main() -> None:
     written = rows(HERE / "raw")
     blind, second, adjudicated = rows(HERE / "blind"), rows(HERE / "blind-2"), rows(HERE / "adjudicated")
     agreement: dict[str, list[tuple[bool, bool]]] = {label: [] for label in LABELS}
+    by_language: dict[str, dict[str, list[tuple[bool, bool]]]] = {}
     out, how = [], Counter()
     for item_id, item in written.items():
         first = item if not item["origin"].startswith("bot:") else second.get(item_id)
@@ -63,6 +64,7 @@ def main() -> None:
                 continue
             if a is not None and b is not None:
                 agreement[label].append((a, b))
+                by_language.setdefault(item.get("language", "en"), {}).setdefault(label, []).append((a, b))
             if a == b:
                 final[label] = a
             else:
@@ -75,7 +77,7 @@ def main() -> None:
             final |= {label: ruling[label] for label in disputed}
         who = "two labellers agree" if not disputed else f"adjudicated ({', '.join(disputed)})"
         how[who.split(" (")[0]] += 1
-        kept = {k: item.get(k) for k in KEEP}
+        kept = {k: item.get(k) for k in KEEP} | {"language": item.get("language", "en")}
         out.append({**kept, **final, "split": split(item["group"]), "labelled_by": who})
     out.sort(key=lambda r: r["id"])
     with (HERE / "safety-labels.jsonl").open("w", encoding="utf-8") as sink:
@@ -85,7 +87,11 @@ def main() -> None:
     for label, pairs in agreement.items():
         if pairs:
             print(f"labeller agreement, {label}: kappa {kappa(pairs):.3f} on {len(pairs)} items")
-    print(dict(Counter(r["split"] for r in out)), dict(Counter(r["kind"] for r in out)))
+    for language in sorted(by_language):
+        for label, pairs in by_language[language].items():
+            if pairs:
+                print(f"  '{language}' {label}: kappa {kappa(pairs):.3f} on {len(pairs)} items")
+    print(dict(Counter((r["language"], r["split"]) for r in out)), dict(Counter(r["kind"] for r in out)))
 
 
 if __name__ == "__main__":

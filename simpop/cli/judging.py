@@ -112,6 +112,11 @@ FOOTNOTE = (
     metavar="ROLE=NAME",
     help="Safety judges with --labels: read role message, answer, context, label or id from column NAME.",
 )
+@click.option(
+    "--language",
+    help="Safety judges: the answers' language (default: each language of the corpus's test split, or "
+    "the language most of --labels' answers are in).",
+)
 @click.option("--no-llm", is_flag=True, help="Safety judges: leave out the LLM judge (slow on CPU).")
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 @click.option("-o", "--output", type=OUTPUT_FILE, help="Also write the figures as JSON.")
@@ -124,6 +129,7 @@ def judge_eval(
     limit: int | None,
     labels: Path | None,
     columns: tuple[str, ...],
+    language: str | None,
     no_llm: bool,
     no_cache: bool,
     output: Path | None,
@@ -138,11 +144,11 @@ def judge_eval(
         raise click.UsageError("give --config or --model, not both")
     if (labels is not None or columns) and which not in SAFETY_CHOICES:
         raise click.UsageError("--labels and --column are for a safety judge")
-    if no_llm and which not in (*SAFETY_CHOICES, "safe_behaviour"):
-        raise click.UsageError("--no-llm is for the safety judges")
+    if (no_llm or language) and which not in (*SAFETY_CHOICES, "safe_behaviour"):
+        raise click.UsageError("--no-llm and --language are for the safety judges")
     if which in (*SAFETY_CHOICES, "safe_behaviour"):
         safety_judge_eval(
-            which, llm, embedding, models, data, labels, columns, no_llm, no_cache, output, limit
+            which, llm, embedding, models, data, labels, columns, no_llm, no_cache, output, limit, language
         )
         return
     configs = (
@@ -305,6 +311,11 @@ def judge() -> None:
     type=OUTPUT_FILE,
     help="The fitted file [default: verifier.json, or NAME.json]",
 )
+@click.option(
+    "--language",
+    help="A safety classifier: the answers' language (default: en on the corpus, else the language most "
+    "of the file's answers are in).",
+)
 @click.option("--no-cache", is_flag=True, help="Ignore cached LLM replies (new replies are still cached).")
 def judge_train(
     labels: tuple[Path, ...],
@@ -313,6 +324,7 @@ def judge_train(
     label: str,
     columns: tuple[str, ...],
     output: Path | None,
+    language: str | None,
     no_cache: bool,
 ) -> None:
     """Fit the support verifier (or, with --judge NAME, a safety classifier) on LABELS.
@@ -329,7 +341,13 @@ def judge_train(
         if len(labels) > 1:
             raise click.UsageError("a safety judge is fitted on one label file (or the corpus folder)")
         safety_train(
-            which, labels[0], llm, embedding, parse_columns(columns), output or Path(f"{which}.json")
+            which,
+            labels[0],
+            llm,
+            embedding,
+            parse_columns(columns),
+            output or Path(f"{which}.json"),
+            language,
         )
         return
     output = output or Path("verifier.json")

@@ -137,8 +137,10 @@ def judge_line(judge: JudgeSummary, where: dict[str, list[str]] | None = None) -
     (``where``: per figure validated in some scenarios only, the scenarios it is not in)."""
     errors = ", ".join(f"{n} {metric}" for metric, n in sorted(judge.errors.items())) or "none"
     how = ", ".join(f"{n} by {way}" for way, n in judge.judged_by.items())
+    from simpop.metrics.metric import validations
+
     weak = []
-    for metric, v in judge.validation.items():
+    for metric, v in validations(judge).items():
         if not v.validated:
             kappa = f" (κ {v.kappa:.2f})" if v.kappa is not None else ""
             weak.append(

@@ -24,6 +24,7 @@ from simpop.judging.crossval import Agreement, balanced
 from simpop.metrics.judge import Judge, Verdict
 from simpop.models import LLMConfig, Record
 from simpop.textfiles import read_text
+from simpop.verdicts import verdicts
 
 COLUMNS = ("id", "prompt", "completion", "final_label")
 LABELS = {"2_full_refusal": True, "1_full_compliance": False, "3_partial_refusal": None}
@@ -85,7 +86,8 @@ async def refusal_probabilities(
     """The refusal judge's P(yes) on each answer (``None`` where it failed)."""
 
     def ask(item: LabelledAnswer) -> Awaitable[Verdict]:
-        return judge.decide("judge_refusal", "refused", context="", answer=item.answer, question=item.message)
+        prompt = verdicts()["refused"].prompt
+        return judge.decide(prompt, "refused", context="", answer=item.answer, question=item.message)
 
     return await each_probability(answers, ask, "judge answers", progress)
 

@@ -50,6 +50,7 @@ class SafetyItem(Record):
     hard_case: str | None = None
     origin: str
     labelled_by: str
+    language: str = "en"
 
     def pair(self, label: bool) -> LabelledPair:
         """This exchange with one yes/no label."""
@@ -80,13 +81,19 @@ def load_corpus(folder: Path = CORPUS) -> list[SafetyItem]:
 
 
 def pairs_for(
-    items: list[SafetyItem], label: str, splits: set[str], kinds: set[str] | None = None
+    items: list[SafetyItem],
+    label: str,
+    splits: set[str],
+    kinds: set[str] | frozenset[str] | None = None,
+    language: str = "en",
 ) -> list[LabelledPair]:
-    """The items of ``splits`` (and ``kinds``) that carry ``label``, as labelled pairs."""
+    """The items of ``splits`` (and ``kinds``) in ``language`` that carry ``label``, as labelled
+    pairs."""
     return [
         i.pair(value)
         for i in items
         if i.split in splits
+        and i.language == language
         and (kinds is None or i.kind in kinds)
         and (value := getattr(i, label)) is not None
     ]

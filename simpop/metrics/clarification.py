@@ -6,6 +6,7 @@ from __future__ import annotations
 from simpop.metrics.escalation import behaviours
 from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.yes_no_metric import YesNoMetric
+from simpop.verdicts import verdicts
 
 CLARIFICATION = "clarification"
 
@@ -13,8 +14,8 @@ CLARIFICATION = "clarification"
 @metric
 class Clarification(YesNoMetric):
     name = CLARIFICATION
-    prompt = "judge_clarification"
     verdict = "asks_to_clarify"
+    prompt = verdicts()[verdict].prompt
     labels = ("asked", "not_asked")
     calls_llm = False  # a safety classifier decides it
     measures = (

@@ -9,6 +9,7 @@ from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answered, exchange
 from simpop.models import Behaviour, Probe, Response, Score
+from simpop.verdicts import verdicts
 
 ESCALATION = "escalation"
 
@@ -26,8 +27,8 @@ async def escalation(judge: Judge, probe: Probe, response: Response, safe_concep
         return Score(**ids, metric=ESCALATION, value=None, values=values, reason="the bot gave no answer")
     texts = exchange(response) | {"safe_concept": safe_concept.strip()}
     urged, reassured = await asyncio.gather(
-        judge.decide("judge_urgent_help", "urges_urgent_help", **texts),
-        judge.decide("judge_false_reassurance", "falsely_reassures", **texts),
+        judge.decide(verdicts()["urges_urgent_help"].prompt, "urges_urgent_help", **texts),
+        judge.decide(verdicts()["falsely_reassures"].prompt, "falsely_reassures", **texts),
     )
     failing = [v for v in (urged, reassured) if v.yes == (v is reassured)]
     reasons = [r for r in await asyncio.gather(*(judge.explain(v) for v in failing)) if r]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from simpop.judging.answer_language import answer_language
 from simpop.judging.profile import JudgeProfile, profile_for
 from simpop.llm import LLMClient, LLMError
 from simpop.metrics.metric import Case, Metric, Scorers
@@ -69,6 +70,7 @@ class Verdict:
     messages: list[dict[str, str]] = field(repr=False)
     verified: bool = False  # P(yes) is the support verifier's, not the judge's alone
     classified: bool = False  # P(yes) is a safety classifier's: no LLM call was made
+    language: str | None = None  # a safety verdict's: the answer's language, which chose its classifier
 
     @property
     def p_yes(self) -> float:
@@ -90,8 +92,10 @@ class Judge:
     max_tokens: int = 40  # longest reason (REASON_CHARS of it are kept)
     profile: JudgeProfile | None = None  # default: the profile of ``model``
     verifier: SupportVerifier | None = None  # combines the support judge's P(yes) with other signals
-    classifiers: dict[str, SafetyClassifier] = field(default_factory=dict)  # verdict → decides it, no LLM
+    # verdict → answer language → decides it, no LLM; an answer in a language with none: the LLM
+    classifiers: dict[str, dict[str, SafetyClassifier]] = field(default_factory=dict)
     reasons: bool = True  # explain failing verdicts (a second, cached call each)
+    language: str = "en"  # the bot's: an answer too short to tell its language is taken to be in it
 
     def __post_init__(self) -> None:
         if self.profile is None:
@@ -99,13 +103,20 @@ class Judge:
 
     async def decide(self, prompt_name: str | Path, verdict: str, **values: Any) -> Verdict:
         """The yes/no verdict ``verdict`` (a profile threshold's name) on the prompt's question;
-        a safety classifier's where the judge has one for ``verdict`` (no LLM call)."""
+        a safety classifier's where the judge has one for ``verdict`` in the answer's language (no
+        LLM call). An answer in a language none is for goes to the LLM, its language recorded."""
         assert self.profile is not None
-        classifier = self.classifiers.get(verdict)
-        if classifier is not None:
-            p = await classifier.probability(values["question"], values["answer"])
-            threshold = classifier.model.threshold
-            return Verdict(verdict, p >= threshold, p, threshold, classifier.name, [], classified=True)
+        language = None
+        if verdict in self.classifiers:
+            language = answer_language(values["answer"], self.language)
+            classifier = self.classifiers[verdict].get(language)
+            if classifier is not None:
+                p = await classifier.probability(values["question"], values["answer"])
+                threshold = classifier.model.threshold
+                name = classifier.name
+                return Verdict(
+                    verdict, p >= threshold, p, threshold, name, [], classified=True, language=language
+                )
         prompt = load_prompt(prompt_name)
         messages = [{"role": "user", "content": prompt.render(**values)}]
         threshold = self.profile.threshold(verdict)
@@ -116,8 +127,10 @@ class Judge:
                     messages, YesNoReply, temperature=0.0, seed=self.seed, max_tokens=16
                 )
         if p is not None:
-            return Verdict(verdict, p >= threshold, p, threshold, prompt.id, messages)
-        return Verdict(verdict, reply.answer == "yes", None, threshold, prompt.id, messages)
+            return Verdict(verdict, p >= threshold, p, threshold, prompt.id, messages, language=language)
+        return Verdict(
+            verdict, reply.answer == "yes", None, threshold, prompt.id, messages, language=language
+        )
 
     async def explain(self, verdict: Verdict) -> str | None:
         """Why the judge said what it did, in a few words: asked after the verdict in the same
@@ -170,6 +183,9 @@ class Judge:
             else:
                 fields["judged_by"] = "verifier" if all(v.verified for v in verdicts) else "probability"
             fields.setdefault("thresholds", {v.name: v.threshold for v in verdicts})
+            languages = [v.language for v in verdicts if v.language is not None]
+            if languages:
+                fields.setdefault("answer_language", languages[0])
             if "details" not in fields:
                 fields["probabilities"] = {v.name: v.probability for v in verdicts}
         return Score(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from simpop.models import JudgeSummary, Probe, Response, ScenarioBrief, Score, ScoringConfig, Validation
 from simpop.models.registry import check_replacement
+from simpop.verdicts import verdicts
 
 if TYPE_CHECKING:
     from simpop.embed import Embedder
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 Table = Literal["safety", "retrieval"]
 # the verdicts of the safety judges (escalation, refusal, clarification), held out on labelled data
-SAFETY_VERDICTS = ("refused", "urges_urgent_help", "falsely_reassures", "asks_to_clarify")
+SAFETY_VERDICTS = tuple(verdicts())
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,11 @@ def validated_measures() -> dict[str, tuple[str, ...]]:
     return {x.name: x.verdicts for x in measures().values() if x.verdicts}
 
 
+def judged_measures() -> list[str]:
+    """Every number a judged metric records (a plugin's too, whether or not it names verdicts)."""
+    return [x.name for m in _METRICS.values() if m.judged for x in m.measures]
+
+
 def weakest(found: list[Validation]) -> Validation:
     """The validation of a figure decided by several verdicts: the least validated, lowest kappa."""
     return min(found, key=lambda v: (v.validated, v.kappa if v.kappa is not None else -1.0))
@@ -215,7 +221,7 @@ def validations(judge: JudgeSummary | None, behaviours: Iterable[str] | None = N
     if judge is None:
         return {}
     missing = Validation(judge=f"{judge.model} (no held-out agreement recorded in this run)", validated=False)
-    found = {name: missing for name in validated_measures()} | judge.validation
+    found = {name: missing for name in [*validated_measures(), *judged_measures()]} | judge.validation
     if behaviours is None:
         return found
     verdicts = judge.verdicts or {  # a run from before verdicts were recorded: its one-verdict figures'

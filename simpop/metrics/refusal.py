@@ -7,6 +7,7 @@ from simpop.metrics.judge import Judge, JudgedMetric
 from simpop.metrics.metric import Case, Measure, metric
 from simpop.metrics.texts import answered, exchange
 from simpop.models import Behaviour, Probe, Response, Score
+from simpop.verdicts import verdicts
 
 REFUSAL = "refusal"
 REFUSED = ("refused",)
@@ -40,7 +41,7 @@ async def refusal(judge: Judge, probe: Probe, response: Response) -> Score:
         values = refusal_values(refused, probe.expected_behaviour, probe.also_safe)
         reason = response.no_answer_reason or "the bot gave no answer"
         return judge.score(probe, REFUSAL, None, value=None, label="refused", values=values, reason=reason)
-    verdict = await judge.decide("judge_refusal", "refused", **exchange(response))
+    verdict = await judge.decide(verdicts()["refused"].prompt, "refused", **exchange(response))
     values = refusal_values(verdict.yes, probe.expected_behaviour, probe.also_safe)
     return judge.score(
         probe,

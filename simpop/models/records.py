@@ -194,6 +194,9 @@ class Score(CellRecord):
     )
     thresholds: dict[str, float] = Field({}, description="the threshold of each verdict")
     error: str | None = Field(None, description="the judge error, when excluded is 'judge_error'")
+    answer_language: str | None = Field(
+        None, description="the answer's language, detected: it chose the safety verdicts' classifiers"
+    )
 
 
 HumanVerdict = Literal["correct", "partially_correct", "incorrect"]

@@ -4,12 +4,12 @@ embedding models, the bot and the scorers."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 
 from simpop.embed import Embedder
-from simpop.judging.safety_classifier import run_classifiers
+from simpop.judging.safety_validation import run_classifiers
 from simpop.judging.verifier import support_verifier
 from simpop.llm import LLMClient, open_llm
 from simpop.llm.pace import record_client_pace
@@ -19,6 +19,7 @@ from simpop.models import (
     DEFAULT_EMBEDDING_MODEL,
     Conversation,
     ConversationTurn,
+    EmbeddingConfig,
     Probe,
     Response,
     RunConfig,
@@ -83,17 +84,37 @@ async def _close_llm(client: LLMClient, languages: list[str]) -> None:
         record_client_pace(client, languages)
 
 
-def _judge(config: RunConfig, judge_llm: LLMClient, features: Embedder) -> Judge:
+def _judge(config: RunConfig, judge_llm: LLMClient, embedder_for: Callable[[str], Embedder]) -> Judge:
     judge = Judge(
         judge_llm,
         model=judge_llm.config.model,
         seed=config.seed,
         max_tokens=config.scoring.judge_max_tokens,
         reasons=False,  # only for the verdicts a report shows, by ``explain`` at the end
+        language=config.language,
     )
-    judge.verifier = support_verifier(judge.profile, config.scoring.verifier, features)
-    judge.classifiers = run_classifiers(judge.profile, config.scoring, features)
+    # the verifier was fitted on the built-in model's vectors; each safety classifier names its own
+    judge.verifier = support_verifier(
+        judge.profile, config.scoring.verifier, embedder_for(DEFAULT_EMBEDDING_MODEL)
+    )
+    judge.classifiers = run_classifiers(judge.profile, config.scoring, embedder_for)
     return judge
+
+
+def _embedders(run: Embedder, stack: AsyncExitStack) -> Callable[[str], Embedder]:
+    """The built-in embedding model by name: the run's own where it is that one, else opened
+    once (its model loads on first use) and closed with the run."""
+    opened: dict[str, Embedder] = {}
+
+    def embedder_for(model: str) -> Embedder:
+        if run.model_id == model:
+            return run
+        if model not in opened:
+            opened[model] = Embedder(EmbeddingConfig(model=model))
+            stack.callback(opened[model].close)
+        return opened[model]
+
+    return embedder_for
 
 
 @asynccontextmanager
@@ -117,10 +138,5 @@ async def run_parts(
             judge_llm = llm if config.judge is None else open_llm(config.judge, use_cache=use_cache)
             if judge_llm is not llm:
                 stack.push_async_callback(_close_llm, judge_llm, languages)
-            # the verifier and the safety classifiers were fitted on the built-in model's vectors
-            features = embedder
-            if embedder.model_id != DEFAULT_EMBEDDING_MODEL:
-                features = Embedder()
-                stack.callback(features.close)
-            scorers.judge = _judge(config, judge_llm, features)
+            scorers.judge = _judge(config, judge_llm, _embedders(embedder, stack))
         yield RunParts(logs, llm, judge_llm, embedder, target, scorers)

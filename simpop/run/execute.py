@@ -9,7 +9,7 @@ from contextlib import nullcontext
 from rich.progress import Progress
 
 from simpop.judging.profile import profile_for
-from simpop.judging.safety_classifier import run_validation
+from simpop.judging.safety_validation import answer_languages, run_validation
 from simpop.llm.client import yes_no_mode
 from simpop.metrics import selected
 from simpop.models import Invocation, RunConfig, RunSummary
@@ -176,6 +176,9 @@ def summary_of(
             usage=invocations.total_usage(this),
             duration_s=invocations.seconds(this),
             invocations=len(invocations.earlier) + 1,
-            verdicts=run_validation(judge_profile, config.scoring) | judge_profile.llm_validation(),
+            verdicts=run_validation(
+                judge_profile, config.scoring, answer_languages(parts.logs.scores.scan()), config.language
+            )
+            | judge_profile.llm_validation(),
         ),
     )

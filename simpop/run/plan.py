@@ -11,8 +11,7 @@ from simpop.config import load_conversation_cases, load_personas, load_qaps, loa
 from simpop.embed import Embedder
 from simpop.errors import ConfigError
 from simpop.judging.profile import profile_for
-from simpop.judging.safety_classifier import SAFETY_JUDGES, read_classifier, run_paths
-from simpop.judging.safety_cues import check_language
+from simpop.judging.safety_classifier import read_classifier
 from simpop.judging.verifier import read_verifier
 from simpop.knowledge import load_chunks
 from simpop.metrics import Case
@@ -50,6 +49,7 @@ from simpop.population.strata import Topics, knowledge_topics
 from simpop.run.language_checks import check_case_languages, check_languages
 from simpop.run.real_arm import RealCell, plan_real
 from simpop.run.seeds import asks_own_qaps, load_seeds
+from simpop.verdicts import options
 
 
 @dataclass
@@ -206,16 +206,14 @@ def check_profile_files(config: RunConfig) -> None:
     if not config.scoring.judges:
         return
     profile = profile_for((config.judge or config.llm).model)
-    own = {SAFETY_JUDGES[name] for name in config.scoring.safety_classifiers}
     field = "verifier"
     try:
         verifier = profile.verifier_path()
         if config.scoring.verifier is None and verifier is not None:
             read_verifier(verifier)
-        for verdict, path in run_paths(profile, config.scoring).items():
-            if verdict not in own:
-                field = f"safety.{verdict}"
-                read_classifier(path, verdict)
+        for verdict, path in profile.safety_paths().items():
+            field = f"safety.{verdict}"
+            read_classifier(path, verdict)
     except ConfigError as error:
         raise ConfigError(f"judge profile '{profile.name}': field '{field}': {error}") from None
 
@@ -264,23 +262,6 @@ def plan_topics(config: RunConfig, scenarios: list[Scenario]) -> tuple[Topics | 
     return topics, planned
 
 
-def check_safety_languages(config: RunConfig, personas: list[Persona]) -> None:
-    """A persona whose language the safety classifiers' cue lexicons do not cover is an error
-    naming it, when those classifiers would judge its answers."""
-    judge_profile = profile_for((config.judge or config.llm).model)
-    classifiers = judge_profile.safety or config.scoring.safety_classifiers
-    if not (config.scoring.judges and config.scoring.safety_judges == "profile" and classifiers):
-        return
-    for persona in personas:
-        try:
-            check_language(persona.language)
-        except ConfigError as error:
-            raise ConfigError(
-                f"persona '{persona.id}': {error}; set scoring: {{safety_judges: llm}} to judge them "
-                "with the LLM (not validated)"
-            ) from None
-
-
 def plan_scenarios(
     config: RunConfig, scenarios: list[Scenario], seeds: list[QAP]
 ) -> tuple[list[PlannedScenario], dict[str, dict[str, Vignette]]]:
@@ -298,7 +279,7 @@ def plan_scenarios(
     return planned, vignettes
 
 
-def check_scoring_files(config: RunConfig, personas: list[Persona]) -> None:
+def check_scoring_files(config: RunConfig) -> None:
     """The scoring section's model, verifier, classifier and profile files can be read."""
     if config.scoring.nli_model is not None and not config.scoring.nli_model.is_dir():
         raise ConfigError(f"field 'scoring.nli_model': no model folder at {config.scoring.nli_model}")
@@ -307,10 +288,9 @@ def check_scoring_files(config: RunConfig, personas: list[Persona]) -> None:
             read_verifier(config.scoring.verifier)
         except ConfigError as error:
             raise ConfigError(f"field 'scoring.verifier': {error}") from None
-    check_safety_languages(config, personas)
     for name, path in config.scoring.safety_classifiers.items():
         try:
-            read_classifier(path, SAFETY_JUDGES[name])
+            read_classifier(path, options()[name])
         except ConfigError as error:
             raise ConfigError(f"field 'scoring.safety_classifiers.{name}': {error}") from None
     check_profile_files(config)
@@ -341,7 +321,7 @@ def load_inputs(config: RunConfig) -> RunInputs:
     check_case_languages(cases, talkers)
     conversations = conversation_cells(talkers, [c.id for c in cases], config.conversation_repeats)
     chunk_gold = answers_from_chunks(config)
-    check_scoring_files(config, personas)
+    check_scoring_files(config)
     return RunInputs(
         personas=personas,
         qaps=seeds,

@@ -1,0 +1,1 @@
+"""The safety judges' cue lexicons, one module per language."""
