@@ -58,8 +58,9 @@ def test_tiny_run_offline_then_all_from_cache(project):
         if score["metric"] == "context_relevance" and score["prompt"]:
             assert score["judged_by"] == "probability" and score["judge_profile"] != "uncalibrated"
         if score["metric"] == "refusal" and score["prompt"]:
-            # the profile's safety classifier decided, with no LLM call
-            assert score["judged_by"] == "classifier" and score["prompt"].startswith("safety-refused@")
+            # the English answer's safety classifier decided, with no LLM call
+            assert score["judged_by"] == "classifier" and score["prompt"].startswith("refused-en@")
+            assert score["answer_language"] == "en"
             assert 0.0 <= score["probabilities"]["refused"] <= 1.0
     assert {p["persona_id"] for p in probes} == {"low-literacy"}
     assert sorted((p["seed_id"], p["variant"]) for p in probes) == [

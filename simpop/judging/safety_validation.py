@@ -18,6 +18,7 @@ from simpop.judging.safety_classifier import (
     safety_classifiers,
 )
 from simpop.models import Score, ScoringConfig, Validation
+from simpop.models.summary import weakest
 from simpop.verdicts import verdicts
 
 
@@ -32,10 +33,6 @@ def answer_languages(scores: Iterable[Score]) -> dict[str, Counter[str]]:
             if verdict in names:
                 seen.setdefault(verdict, Counter())[score.answer_language] += 1
     return seen
-
-
-def _least(found: list[Validation]) -> Validation:
-    return min(found, key=lambda v: (v.validated, v.kappa if v.kappa is not None else -1.0))
 
 
 def classifier_validation(path: Path, verdict: str, language: str) -> Validation:
@@ -71,7 +68,7 @@ def run_validation(
                     f"LLM judge, profile {profile.name}, on {answers} in '{answer_language}' ({why})", None
                 )
             )
-        found[verdict] = _least(parts)
+        found[verdict] = weakest(parts)
     return found
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from simpop.models import JudgeSummary, Probe, Response, ScenarioBrief, Score, ScoringConfig, Validation
 from simpop.models.registry import check_replacement
+from simpop.models.summary import weakest
 from simpop.verdicts import verdicts
 
 if TYPE_CHECKING:
@@ -189,11 +190,6 @@ def validated_measures() -> dict[str, tuple[str, ...]]:
 def judged_measures() -> list[str]:
     """Every number a judged metric records (a plugin's too, whether or not it names verdicts)."""
     return [x.name for m in _METRICS.values() if m.judged for x in m.measures]
-
-
-def weakest(found: list[Validation]) -> Validation:
-    """The validation of a figure decided by several verdicts: the least validated, lowest kappa."""
-    return min(found, key=lambda v: (v.validated, v.kappa if v.kappa is not None else -1.0))
 
 
 def figure_validations(

@@ -125,6 +125,11 @@ class Validation(Record):
     validated: bool = Field(description="a held-out kappa at or above the bar (0.6)")
 
 
+def weakest(found: list[Validation]) -> Validation:
+    """The validation of a figure decided by several judges: the least validated, lowest kappa."""
+    return min(found, key=lambda v: (v.validated, v.kappa if v.kappa is not None else -1.0))
+
+
 class JudgeSummary(Record):
     """Who judged the answers and how often a judgement failed or was undefined."""
 
