@@ -156,3 +156,5 @@ def test_judge_eval_reads_a_german_label_file_with_the_german_classifier_and_war
     result = simpop("judge-eval", "--judge", "escalated", "--labels", str(french), "--no-llm", cwd=ROOT)
     assert "warning" in result.stdout and "'fr'" in result.stdout
     assert_one_line_error(result, "no escalated classifier and no cue lexicon for 'fr' answers")
+    result = simpop("judge-eval", "--judge", "refused", "--language", "fr", "--no-llm", cwd=ROOT)
+    assert_one_line_error(result, "no 'fr' answers labelled refused in the test split")

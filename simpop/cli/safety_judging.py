@@ -90,6 +90,7 @@ def labelled_sets(
 ) -> list[tuple[str, list[LabelledPair], str]]:
     """(language, pairs, where) to evaluate on: a team's labelled file in its language, else the
     corpus's test split of the messages the judge is asked about, per language (or ``language``)."""
+    from simpop.errors import ConfigError
     from simpop.labels.safety_pairs import load_corpus, load_team_labels, pairs_for
 
     if labels is not None:
@@ -102,6 +103,8 @@ def labelled_sets(
         pairs = pairs_for(items, judge, {"test"}, kinds, each)
         if pairs:
             found.append((each, pairs, f"{data} '{each}' test split ({', '.join(sorted(kinds))})"))
+    if not found:
+        raise ConfigError(f"{data}: no '{language}' answers labelled {judge} in the test split")
     return found
 
 
