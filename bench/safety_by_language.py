@@ -13,12 +13,11 @@ from pathlib import Path
 import numpy as np
 
 from simpop.binary_figures import cohen_kappa
-from simpop.embed import Embedder
+from simpop.embed import EmbedderPool
 from simpop.evaluation.safety_agreement import classifier_scores, keyword_scores
 from simpop.judging.crossval import group_resamples
 from simpop.judging.safety_classifier import builtin_paths, safety_classifiers
 from simpop.labels.safety_pairs import load_corpus
-from simpop.models import EmbeddingConfig
 from simpop.verdicts import verdicts
 
 
@@ -30,12 +29,8 @@ def kappa_interval(y: np.ndarray, v: np.ndarray, groups: list[str]) -> tuple[flo
 
 def main(data: Path) -> None:
     items = [i for i in load_corpus(data) if i.split == "test"]
-    opened: dict[str, Embedder] = {}
-
-    def embedder_for(model: str) -> Embedder:
-        return opened.setdefault(model, Embedder(EmbeddingConfig(model=model)))
-
-    classifiers = safety_classifiers(builtin_paths(), embedder_for)
+    embedders = EmbedderPool()
+    classifiers = safety_classifiers(builtin_paths(), embedders)
     print(f"{'verdict':<18} {'lang':<4} {'set':<5} {'n':>4} {'yes':>4}  classifier κ (95%)     keyword κ")
     for name, verdict in verdicts().items():
         for language, classifier in sorted(classifiers[name].items()):
@@ -60,8 +55,7 @@ def main(data: Path) -> None:
                     f"{cohen_kappa(y, v.astype(int)):.3f} ({low:.2f}–{high:.2f})   "
                     f"{cohen_kappa(y, k.astype(int)):.3f}"
                 )
-    for embedder in opened.values():
-        embedder.close()
+    embedders.close()
 
 
 if __name__ == "__main__":

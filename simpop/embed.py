@@ -277,3 +277,26 @@ def _load_e5(threads: int):
             os.environ.pop("OMP_NUM_THREADS", None)
         else:
             os.environ["OMP_NUM_THREADS"] = before
+
+
+class EmbedderPool:
+    """Embedders by model name, each opened once (its model loads on first use), like ``config``
+    but for the model; ``shared`` is used where it is that model. ``close`` closes the ones it
+    opened, never ``shared``."""
+
+    def __init__(self, config: EmbeddingConfig | None = None, shared: Embedder | None = None) -> None:
+        self.config = config or EmbeddingConfig()
+        self.shared = shared
+        self.opened: dict[str, Embedder] = {}
+
+    def __call__(self, model: str) -> Embedder:
+        if self.shared is not None and self.shared.model_id == model:
+            return self.shared
+        if model not in self.opened:
+            self.opened[model] = Embedder(self.config.model_copy(update={"model": model}))
+        return self.opened[model]
+
+    def close(self) -> None:
+        for embedder in self.opened.values():
+            embedder.close()
+        self.opened.clear()

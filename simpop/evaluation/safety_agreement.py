@@ -14,16 +14,16 @@ import numpy as np
 from rich.progress import Progress
 
 from simpop.binary_figures import cohen_kappa
-from simpop.embed import Embedder
+from simpop.embed import EmbedderPool
 from simpop.errors import ConfigError
 from simpop.evaluation.agreement import each_probability, opened_judge
 from simpop.judging.crossval import Agreement, agreement, group_resamples
 from simpop.judging.profile import JudgeProfile, profile_for
-from simpop.judging.safety_classifier import EmbedderFor, SafetyClassifier, run_paths, safety_classifiers
+from simpop.judging.safety_classifier import EmbedderFor, SafetyClassifier, profile_file, safety_classifiers
 from simpop.judging.safety_cues import LANGUAGES, keyword_verdict
 from simpop.labels.safety_pairs import LabelledPair, SafetyItem
 from simpop.metrics.judge import Judge, Verdict
-from simpop.models import EmbeddingConfig, LLMConfig, Record, ScoringConfig
+from simpop.models import EmbeddingConfig, LLMConfig, Record
 from simpop.verdicts import by_option, options
 from simpop.verdicts import verdicts as safety_verdicts
 
@@ -164,7 +164,7 @@ def profile_classifier(
 ) -> SafetyClassifier:
     """The classifier a run with ``profile`` decides ``judge`` with on ``language`` answers."""
     verdict = options()[judge]
-    path = run_paths(profile, ScoringConfig()).get(verdict, {}).get(language)
+    path = profile_file(profile, verdict, language)
     if path is None:
         raise ConfigError(f"judge profile {profile.name}: no safety classifier for '{judge}' in '{language}'")
     return safety_classifiers({verdict: {language: path}}, embedder_for)[verdict][language]
@@ -190,21 +190,14 @@ async def scorers_verdicts(
     language and the LLM judge alone (unless not ``with_llm``), with the LLM judge's errors;
     nothing is fitted."""
     profile = profile_for(config.model)
-    opened: dict[str, Embedder] = {}
-
-    def embedder_for(model: str) -> Embedder:
-        if model not in opened:
-            opened[model] = Embedder(embedding.model_copy(update={"model": model}))
-        return opened[model]
-
+    embedders = EmbedderPool(embedding)
     scored = {}
     try:  # no classifier for this language: the keyword rule and the LLM alone
-        if language in run_paths(profile, ScoringConfig()).get(options()[judge], {}):
-            classifier = profile_classifier(profile, judge, embedder_for, language)
+        if profile_file(profile, options()[judge], language) is not None:
+            classifier = profile_classifier(profile, judge, embedders, language)
             scored[f"classifier:{classifier.name}"] = classifier_scores(classifier, pairs)
     finally:
-        for embedder in opened.values():
-            embedder.close()
+        embedders.close()
     if language in LANGUAGES:
         scored["keyword"] = keyword_scores(judge, pairs, language)
     if not scored and not with_llm:

@@ -180,11 +180,10 @@ def train_on_file(
 ) -> tuple[SafetyClassifierModel, SafetyEvaluation]:
     """A team's own classifier of ``language`` answers, with the features and regularisation of
     the built-in one of that language (cues and embedding, C 0.1 where there is none)."""
-    from simpop.judging.safety_classifier import read_classifier, run_paths
-    from simpop.models import ScoringConfig
+    from simpop.judging.safety_classifier import profile_file, read_classifier
 
     pairs = load_team_labels(labels, columns)
-    path = run_paths(profile, ScoringConfig()).get(by_option(judge).name, {}).get(language)
+    path = profile_file(profile, by_option(judge).name, language)
     like = read_classifier(path) if path is not None else None
     blocks, c = (like.blocks, like.c) if like is not None else (list(BLOCKS), DEFAULT_C)
     embedder = Embedder(embedding_for(language, embedding))

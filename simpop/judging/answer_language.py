@@ -6,7 +6,7 @@ tell ("Call 911.", "144!") is taken to be in the language the bot is configured 
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 
 # words common in one language and rare in the others (none of them in two lists)
 FUNCTION_WORDS: dict[str, frozenset[str]] = {
@@ -47,7 +47,7 @@ _UMLAUT = re.compile(r"[äöüß]", re.I)
 MIN_WORDS = 2  # distinctive words needed to tell; fewer: the bot's language
 
 
-@cache
+@lru_cache(maxsize=4096)  # a run asks for each answer once per verdict
 def answer_language(text: str, default: str = "en") -> str:
     """The language of ``text`` (an ISO 639-1 code of ``FUNCTION_WORDS``), or ``default`` when too
     few of its words tell."""

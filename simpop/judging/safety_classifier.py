@@ -270,3 +270,9 @@ def run_paths(profile: JudgeProfile, scoring: ScoringConfig) -> dict[str, dict[s
     for verdict, path in (profile.safety_paths() | own).items():
         found.setdefault(verdict, {})[read_classifier(path, verdict).language] = path
     return found
+
+
+def profile_file(profile: JudgeProfile, verdict: str, language: str) -> Path | None:
+    """The classifier file a run with ``profile`` and no files of its own decides ``verdict``
+    with on ``language`` answers, if any."""
+    return run_paths(profile, ScoringConfig()).get(verdict, {}).get(language)

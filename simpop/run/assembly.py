@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from dataclasses import dataclass
 
-from simpop.embed import Embedder
+from simpop.embed import Embedder, EmbedderPool
 from simpop.judging.safety_validation import run_classifiers
 from simpop.judging.verifier import support_verifier
 from simpop.llm import LLMClient, open_llm
@@ -19,7 +19,6 @@ from simpop.models import (
     DEFAULT_EMBEDDING_MODEL,
     Conversation,
     ConversationTurn,
-    EmbeddingConfig,
     Probe,
     Response,
     RunConfig,
@@ -101,22 +100,6 @@ def _judge(config: RunConfig, judge_llm: LLMClient, embedder_for: Callable[[str]
     return judge
 
 
-def _embedders(run: Embedder, stack: AsyncExitStack) -> Callable[[str], Embedder]:
-    """The built-in embedding model by name: the run's own where it is that one, else opened
-    once (its model loads on first use) and closed with the run."""
-    opened: dict[str, Embedder] = {}
-
-    def embedder_for(model: str) -> Embedder:
-        if run.model_id == model:
-            return run
-        if model not in opened:
-            opened[model] = Embedder(EmbeddingConfig(model=model))
-            stack.callback(opened[model].close)
-        return opened[model]
-
-    return embedder_for
-
-
 @asynccontextmanager
 async def run_parts(
     store: RunStore, config: RunConfig, use_cache: bool, languages: list[str]
@@ -138,5 +121,7 @@ async def run_parts(
             judge_llm = llm if config.judge is None else open_llm(config.judge, use_cache=use_cache)
             if judge_llm is not llm:
                 stack.push_async_callback(_close_llm, judge_llm, languages)
-            scorers.judge = _judge(config, judge_llm, _embedders(embedder, stack))
+            embedders = EmbedderPool(shared=embedder)  # the run's own, or a built-in model a judge needs
+            stack.callback(embedders.close)
+            scorers.judge = _judge(config, judge_llm, embedders)
         yield RunParts(logs, llm, judge_llm, embedder, target, scorers)
