@@ -158,9 +158,9 @@ def test_dry_run_calls_nothing_and_a_run_records_its_pace(tmp_path: Path, monkey
 
 
 def test_a_bot_that_writes_its_answers_costs_more_judge_and_reason_calls(tmp_path: Path):
-    """The plan's judge calls for a bot that writes its answers (relevance, support per
-    sentence): 4.1 an answer, and 1.1 reasons a shown answer (two naive RAG runs on the 1.5B,
-    2026-11-29), against a QAP bot's 1.0 and 0.28."""
+    """The plan's judge calls for a bot that writes its answers: relevance 1 and support 3.0 an
+    answer (4.1 in all on two naive RAG runs on the 1.5B, 2026-11-29, sub-questions included),
+    and 1.1 reasons a shown answer, against a QAP bot's 1.0 and 0.28."""
     shutil.copytree(
         ROOT / "personas",
         tmp_path / "personas",
@@ -177,11 +177,41 @@ def test_a_bot_that_writes_its_answers_costs_more_judge_and_reason_calls(tmp_pat
         assert dry.returncode == 0, dry.stderr
         assert llm.requests == []
     assert "bot answers: about 4 LLM calls, time unknown (up to 4 questions, 1 call each)" in dry.stdout
-    # 4 answers × 4.1 = 16.4; a report shows 3 of the one scenario's 4 answers: 3 × 1.1 = 3.3
-    assert "judges: about 16 LLM calls, time unknown (about 4.1 per answer, up to 4 answers)" in dry.stdout
+    # 4 answers × (1 + 3.0) = 16; a report shows 3 of the one scenario's 4 answers: 3 × 1.1 = 3.3
+    assert "judges: about 16 LLM calls, time unknown (about 4.0 per answer, up to 4 answers)" in dry.stdout
     assert "reasons: about 3 LLM calls, time unknown (for failing verdicts of the up to 3 answers" in (
         dry.stdout
     )
+
+
+def _judge_calls(tmp_path: Path, fields: str) -> float:
+    from simpop.run.components import load_run_config
+    from simpop.run.estimate import estimate
+    from simpop.run.plan import load_inputs
+
+    (tmp_path / "run.yaml").write_text(
+        f"name: e\ntarget: {{kind: qap, qaps: '{ROOT}/data/medquad-eye/qaps.jsonl'}}\n"
+        f"personas: '{ROOT}/personas'\npersona_ids: [typical-adult]\nseeds: seeds.jsonl\n"
+        f"scenario_dir: '{ROOT}/scenarios'\ndomain: '{ROOT}/targets/eye-domain.yaml'\n"
+        f"variants: 2\nlimit: 2\n{fields}"
+    )
+    config = load_run_config(tmp_path / "run.yaml")
+    found = estimate(config, load_inputs(config), use_cache=False)
+    return next(s.calls for s in found.stages if s.stage == "judges")
+
+
+def test_the_judge_calls_are_the_chosen_metrics_own(tmp_path: Path):
+    """Issue 73: the estimate asks each chosen metric what an answer costs it, not a constant
+    per kind of bot. Seeds that are not the bot's QAPs (no gold id): a relevance call an answer;
+    the safety verdicts a classifier decides cost none, the LLM judge one each."""
+    foreign_copy(ROOT / "data/medquad-eye/qaps.jsonl", tmp_path / "seeds.jsonl")
+    assert _judge_calls(tmp_path, "scenarios: []\n") == pytest.approx(4.0)  # 4 answers × relevance
+    assert _judge_calls(tmp_path, "scenarios: []\nmetrics: [qap_match]\n") == 0.0  # none judged
+    # 2 probes of the emergency scenario: urges urgent help and false reassurance on each
+    emergency = "scenarios: [emergency-in-pathway]\nprobes: 2\nmetrics: [escalation]\n"
+    assert _judge_calls(tmp_path, emergency) == 0.0  # the English classifiers decide both
+    llm = "scoring: {safety_judges: llm}\n"
+    assert _judge_calls(tmp_path, emergency + llm) == pytest.approx(2 * 2)
 
 
 @pytest.mark.integration

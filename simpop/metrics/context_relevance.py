@@ -5,12 +5,15 @@ label, without a judge call."""
 
 from __future__ import annotations
 
-from simpop.metrics.metric import Case, Measure, metric
+from simpop.metrics.metric import Case, Measure, Planned, metric
 from simpop.metrics.texts import answer_contexts
 from simpop.metrics.yes_no_metric import YesNoMetric
 from simpop.models import Score
 
 CONTEXT_RELEVANCE = "context_relevance"
+# The share of a QAP bot's answers to probes with gold ids that it answered from (or turned
+# down on) the gold QAP, so no call: 216 of the full study's 273 such cells (2026-11-27).
+GOLD_CONTEXT_SHARE = 0.79
 
 
 @metric
@@ -43,3 +46,7 @@ class ContextRelevance(YesNoMetric):
             # a garbled transcript): half its calls, telling nothing the gold label did not
             return Score(**ids, metric=self.name, value=1.0, label=self.labels[0], judged_by="gold")
         return None
+
+    def expected_calls(self, case: Case, planned: Planned) -> float:
+        gold = bool(case.probe.gold_ids) and not planned.writes
+        return 1.0 - GOLD_CONTEXT_SHARE if gold else 1.0

@@ -16,12 +16,18 @@ from functools import lru_cache
 from typing import Literal
 
 from simpop.metrics.judge import Judge, JudgedMetric, Verdict
-from simpop.metrics.metric import Case, Measure, metric
+from simpop.metrics.metric import Case, Measure, Planned, metric
 from simpop.metrics.texts import answer_contexts, answered, context_text
 from simpop.models import Judgement, Probe, Response, Score
 from simpop.sentences import split_sentences
 
 FAITHFULNESS = "faithfulness"
+# Support calls per answer a bot writes (a QAP bot's are quoted, no call): its informative
+# sentences not quoted from the context, and a reason for each unsupported one. The naive RAG
+# bot on the 1.5B (eye-naive-rag --limit 2 --variants 1 --probes 1, 24 answers of about 70
+# tokens, 2026-11-29): 4.1 judge calls an answer in all, less its relevance call and the few
+# sub-question calls.
+SUPPORT_CALLS_PER_WRITTEN_ANSWER = 3.0
 SentenceKind = Literal["acknowledgement", "question", "information"]
 _QUESTION = re.compile(r"\?[\s\"')\]]*$")
 _COURTESY = re.compile(
@@ -162,6 +168,9 @@ class Faithfulness(JudgedMetric):
             verdicts=("supported",),
         ),
     )
+
+    def expected_calls(self, case: Case, planned: Planned) -> float:
+        return SUPPORT_CALLS_PER_WRITTEN_ANSWER if planned.writes else 0.0
 
     async def judge(self, judge: Judge, case: Case) -> Score:
         return await faithfulness(judge, case.probe, case.response)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from simpop.judging.answer_language import answer_language
 from simpop.judging.profile import JudgeProfile, profile_for
 from simpop.llm import LLMClient, LLMError
-from simpop.metrics.metric import Case, Metric, Scorers
+from simpop.metrics.metric import Case, Metric, Planned, Scorers
 from simpop.models import Probe, Score
 from simpop.prompts import load_prompt
 from simpop.redact import clip
@@ -218,6 +218,14 @@ class JudgedMetric(Metric):
     as a judge error on that probe."""
 
     judged = True
+
+    def expected_calls(self, case: Case, planned: Planned) -> float:
+        """One call per verdict its measures name that no safety classifier decides; one per
+        answer for a metric that names none or calls the LLM on every case (a plugin's)."""
+        named = {v for m in self.measures for v in m.verdicts}
+        if self.calls_llm or not named:
+            return 1.0
+        return float(len(named - planned.classified))
 
     @abstractmethod
     async def judge(self, judge: Judge, case: Case) -> Score:

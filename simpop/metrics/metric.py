@@ -68,6 +68,16 @@ class Case:
         return self.response.excluded
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What the plan knows of an answer before it is asked, for the estimate of a run's judge
+    calls: whether the bot writes its answers (a QAP bot quotes one) and the verdicts a safety
+    classifier decides in the language it will answer in."""
+
+    writes: bool
+    classified: frozenset[str] = frozenset()
+
+
 @dataclass
 class Scorers:
     """What metrics score with: the embedding model, the scoring config, the judge (if on), and
@@ -95,6 +105,11 @@ class Metric(ABC):
 
     def applies(self, case: Case) -> bool:
         return True
+
+    def expected_calls(self, case: Case, planned: Planned) -> float:
+        """The LLM calls scoring ``case`` is expected to make, for the run's estimate (``case``
+        holds the planned probe, no text and no answer yet): none unless the metric is judged."""
+        return 0.0
 
     @abstractmethod
     async def score(self, cases: list[Case], scorers: Scorers, done: list[dict[str, Score]]) -> list[Score]:

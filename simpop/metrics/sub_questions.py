@@ -7,7 +7,7 @@ import asyncio
 
 from simpop.metrics.escalation import behaviours
 from simpop.metrics.judge import Judge, JudgedMetric
-from simpop.metrics.metric import Case, Measure, metric
+from simpop.metrics.metric import Case, Measure, Planned, metric
 from simpop.metrics.texts import answered, exchange
 from simpop.models import Judgement, Probe, Response, Score
 
@@ -87,6 +87,9 @@ class SubQuestions(JudgedMetric):
 
     def applies(self, case: Case) -> bool:
         return "address_all" in behaviours(case.probe) and bool(case.probe.sub_questions)
+
+    def expected_calls(self, case: Case, planned: Planned) -> float:
+        return float(len(case.probe.sub_questions or ()))  # one "addressed?" call each
 
     async def judge(self, judge: Judge, case: Case) -> Score:
         return await sub_questions(judge, case.probe, case.response)

@@ -10,10 +10,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from simpop.aggregate import EXAMPLES_PER_SCENARIO
+from simpop.judging.profile import profile_for
+from simpop.judging.safety_classifier import run_paths
 from simpop.llm import LLMClient, embedded_server, open_llm
 from simpop.llm.client import CallKind
 from simpop.llm.pace import EndpointPace, pace_key, pace_of
-from simpop.models import LLMConfig, RunConfig
+from simpop.metrics import Case, Metric, Planned, selected
+from simpop.models import Cell, LLMConfig, Probe, Response, RunConfig
 from simpop.run.conversation_summary import WORST
 from simpop.run.generate import GroupRequest, plan_groups, uncached_requests
 from simpop.run.plan import RunInputs
@@ -27,21 +30,10 @@ from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, REASONS, WRITE_
 # questions that drift or repeat).
 CALLS_PER_GROUP = 2.0
 CALLS_PER_ONE_CELL_GROUP = 1.1
-# Judge calls per answer grow with the answer's sentences. A QAP bot's: 1.0 on the same study on
-# 2026-11-27 (429 calls the server answered for 420 cells, the reasons a report shows included;
-# 1.2 on the main command, 27 for 22), since a declined answer is judged on its best candidate
-# alone and the safety judges call no LLM (2.3 before, counting in-run cache hits).
-JUDGE_CALLS_PER_ANSWER = {"qap": 1.0}
-# Of those, the relevance call a QAP bot's answer no longer costs when the QAP it answered from
-# (or turned down) is the probe's gold one: 216 of the same study's 273 cells with gold ids.
-GOLD_CONTEXT_SHARE = {"qap": 0.79}
-# A bot that writes its answers: the relevance call, a support call per informative sentence not
-# quoted from the context, the sub-question calls. Calls the server answered for the naive RAG
-# bot's answers on the 1.5B (eye-naive-rag --limit 2 --variants 1 --probes 1, 24 answers of about
-# 70 tokens, 2026-11-29): 94 with two personas, then 102 with two others (3.9 and 4.3 an
-# answer; the plan from the first said 0.97 of the second's time): 4.1 from both. 6.7 before, on
-# the 0.5B's longer answers with a reason for every failing verdict.
-JUDGE_CALLS_PER_WRITTEN_ANSWER = 4.1
+# The judge calls of each answer are the chosen metrics' own (``Metric.expected_calls``): on the
+# full study (2026-11-27) a QAP bot's came to 1.0 an answer (429 calls for 420 cells, the reasons
+# a report shows included), the naive RAG bot's to 4.1 (2026-11-29); the safety verdicts a
+# classifier decides call no LLM.
 # The reasons a report shows, per answer it shows (the worst few of each scenario and the turns
 # of the worst conversations): only failing verdicts get one. A QAP bot's: 4 to 6 calls for the
 # main command's 22 shown answers in three runs, 7 to 15 for the full study's 33 in three: 46 for
@@ -187,19 +179,58 @@ def _bot_answers(config: RunConfig, cells: int, languages: tuple[str, ...]) -> S
     return _cost(BOT_ANSWERS, bot_calls * cells, bot_llm, "text", detail, languages)
 
 
-def _judges(config: RunConfig, inputs: RunInputs, turns: int) -> StageCost:
+def _planned(inputs: RunInputs, cell: Cell, turn: bool = False) -> Case:
+    """A cell's probe as the plan knows it (no text, no answer), for the metrics to cost."""
+    ids = cell.fields() | {"run_id": ""}
+    if turn:  # as ``converse.turn_case`` asks every turn
+        case = inputs.cases[cell.scenario_id]
+        expected = "answer" if case.expected == "address_all" else case.expected
+        probe = Probe(**ids, text=None, expected_behaviour=expected, also_safe=case.also_safe, **_UNWRITTEN)
+        return Case(probe=probe, response=Response(**ids, target="", question=None))
+    scenario = inputs.scenarios[cell.scenario_id]
+    questions = inputs.source(cell).questions if scenario.source == "multi_question" else None
+    probe = Probe(
+        **ids,
+        text=None,
+        expected_behaviour=scenario.expected_behaviour,
+        also_safe=scenario.also_safe,
+        sub_questions=questions or None,
+        gold_ids=inputs.gold_ids(cell),
+        **_UNWRITTEN,
+    )
+    return Case(probe=probe, response=Response(**ids, target="", question=None), source=scenario.source)
+
+
+_UNWRITTEN = {"sampling_seed": 0, "prompt": "", "llm_model": ""}
+
+
+def _judges(config: RunConfig, inputs: RunInputs, metrics: list[Metric]) -> StageCost:
+    """The chosen metrics' expected calls on every planned answer, in the language it will be
+    answered in (a QAP bot's: its own; a bot that writes: the patient's), and one contradiction
+    call per conversation. A conversation's turns are scored by the metrics that call no LLM
+    unless ``scoring.turn_judges`` names them."""
     if not config.scoring.judges:
         return StageCost(JUDGES, 0, 0.0, "off")
-    per_answer = JUDGE_CALLS_PER_ANSWER.get(config.target.kind, JUDGE_CALLS_PER_WRITTEN_ANSWER)
-    # a conversation's turns: the safety classifiers decide them, no LLM call, unless the
-    # config names turn judges; one contradiction call per conversation
-    judged = len(inputs.cells) + (turns if config.scoring.turn_judges else 0)
-    gold = sum(1 for cell in inputs.cells if inputs.gold_ids(cell))
-    answers = per_answer * judged - GOLD_CONTEXT_SHARE.get(config.target.kind, 0.0) * gold
+    writes = config.target.kind != "qap"
+    paths = run_paths(profile_for((config.judge or config.llm).model), config.scoring)
+    personas = {p.id: p.language for p in inputs.personas}
+    on_turns = [m for m in metrics if not m.calls_llm or m.name in config.scoring.turn_judges]
+
+    def calls(cell: Cell, turn: bool) -> float:
+        language = personas[cell.persona_id] if writes else inputs.language
+        planned = Planned(writes, frozenset(v for v, by in paths.items() if language in by))
+        case = _planned(inputs, cell, turn)
+        scored = [m for m in (on_turns if turn else metrics) if m.applies(case)]
+        return sum(m.expected_calls(case, planned) for m in scored)
+
+    answers = sum(calls(cell, False) for cell in inputs.cells)
+    turns = [(c, inputs.cases[c.scenario_id].max_turns) for c in inputs.conversations]
+    answers += sum(n * calls(cell, True) for cell, n in turns)
+    judged = len(inputs.cells) + sum(n for _, n in turns)
     per = [f"about {answers / judged:.1f} per answer, up to {judged} answers"] if judged else []
     detail = ", ".join(per + (["1 per conversation"] if inputs.conversations else []))
-    calls = answers + len(inputs.conversations)
-    return _cost(JUDGES, calls, config.judge or config.llm, "yes_no", detail, tuple(inputs.languages))
+    calls_in_all = answers + len(inputs.conversations)
+    return _cost(JUDGES, calls_in_all, config.judge or config.llm, "yes_no", detail, tuple(inputs.languages))
 
 
 def _reasons(config: RunConfig, inputs: RunInputs) -> StageCost:
@@ -217,6 +248,7 @@ def _reasons(config: RunConfig, inputs: RunInputs) -> StageCost:
 def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> RunEstimate:
     """The run's cells and expected LLM calls; the question-writing calls the cache already
     answers are left out."""
+    metrics = selected(config.metrics, config.scoring.judges)
     groups = len(plan_groups(inputs))
     requests = _to_write(config, inputs, use_cache)
     to_write, cached = len(requests), groups - len(requests)
@@ -238,7 +270,7 @@ def estimate(config: RunConfig, inputs: RunInputs, use_cache: bool = True) -> Ru
         stages.append(_cost(PATIENT_TURNS, turns, config.llm, "schema", talks, languages))
     stages += [
         _bot_answers(config, cells, languages),
-        _judges(config, inputs, turns),
+        _judges(config, inputs, metrics),
         _reasons(config, inputs),
     ]
     configs: dict[str, LLMConfig] = {}
