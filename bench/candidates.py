@@ -20,11 +20,13 @@ from simpop.population.cells import VARIANT_SCENARIO
 from simpop.population.probes import one_question_each, probes_cached, write_probes
 from simpop.run.components import load_run_config
 from simpop.run.generate import RETRIES, group_request, plan_groups
+from simpop.run.language_checks import with_embedding_for_languages
 from simpop.run.plan import load_inputs
 
 
 async def main(config_path: Path, limit: int | None, personas: list[str] | None) -> None:
     config = with_options(load_run_config(config_path), dict(os.environ), limit=limit, persona_ids=personas)
+    config = with_embedding_for_languages(config)
     inputs = load_inputs(config)
     llm = open_llm(config.llm)
     try:

@@ -3,6 +3,10 @@ person labelled (``data/meaning-labels/*.jsonl``: ``seed``, ``topic``, ``qtype``
 ``question``, ``same``: true when the seed's answer answers the question).
 
     python bench/meaning_check.py data/meaning-labels/breast-cancer.jsonl
+    python bench/meaning_check.py data/meaning-labels/breast-cancer-de-1.5b.jsonl   # German
+
+A file whose rows say ``"language": "de"`` is checked with the German tables and the
+multilingual embedding model a German run uses.
 
 Which file was used for what: ``breast-cancer*.jsonl`` and ``gallstones-osteoporosis-1.5b.jsonl``
 set the check (its floor, margin, aspect wordings and ``drift_patterns``);
@@ -26,7 +30,8 @@ import json
 import sys
 from pathlib import Path
 
-from simpop.embed import Embedder
+from simpop.embed import Embedder, model_for
+from simpop.models import EmbeddingConfig
 from simpop.population.fidelity import flaw
 from simpop.population.meaning import AspectModel, drift_reasons
 from simpop.population.probes import everyday_lexicon
@@ -47,8 +52,9 @@ def report(name: str, kept: list[bool], same: list[bool]) -> None:
 
 def main(path: Path) -> None:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    model = AspectModel(Embedder())
-    everyday = everyday_lexicon()
+    language = rows[0].get("language", "en")
+    model = AspectModel(Embedder(EmbeddingConfig(model=model_for({language}))), language)
+    everyday = everyday_lexicon(language=language)
     kept = []
     for row in rows:
         if flaw(row["question"], [], "", one_question=True):

@@ -32,8 +32,10 @@ async def usable_after_each_call(run: Path) -> list[tuple[str, int, list[int]]]:
     inputs = load_inputs(config)
     llm = open_llm(config.llm)
     embedder = Embedder(config.embedding)
-    aspects: asyncio.Future[AspectModel] = asyncio.get_running_loop().create_future()
-    aspects.set_result(AspectModel(embedder))
+    aspects: dict[str, asyncio.Future[AspectModel]] = {}
+    for language in inputs.languages:
+        aspects[language] = asyncio.get_running_loop().create_future()
+        aspects[language].set_result(AspectModel(embedder, language))
     bounds = Bounds(config.seed, config.min_similarity, config.topics.min_similarity)
     writer = GroupWriter("replay", inputs, llm, embedder, None, bounds, lambda: None, None, aspects)  # type: ignore[arg-type]
     groups = []

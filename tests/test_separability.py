@@ -49,6 +49,10 @@ def test_stock_sentences_count_messages_not_occurrences_and_leave_greetings_asid
     # a greeting or thank-you of at most four words, however it goes on (the issue's exemption)
     assert is_formula("Hello, excuse me.") and is_formula("Thank you in advance.")
     assert not is_formula("Many thanks for your help.") and not is_formula("Excuse me, hello.")
+    # German greetings and thanks (issue 73): "Danke, Entschuldigung mein Deutsch." is a thanks
+    assert is_formula("Hallo, guten Tag.") and is_formula("Danke, Entschuldigung mein Deutsch.")
+    assert is_formula("Vielen Dank im Voraus.") and is_formula("Mit freundlichen Grüßen")
+    assert not is_formula("Beim Termin konnte ich nicht alles fragen.")
 
 
 def test_real_messages_against_other_real_messages_are_not_told_apart():
@@ -81,10 +85,16 @@ def test_realism_tests_warn_of_stock_sentences_separable_personas_and_uncovered_
     found, warnings = realism_tests(
         texts, {"typical-adult": "en", "learner-de": "de"}, {"typical-adult"}, REAL
     )
-    assert set(found) == {"typical-adult", "all"}
-    assert found["all"].stock_share == 1.0
+    assert set(found) == {"typical-adult", "learner-de", "all"}
+    assert found["all"].stock_share == 1.0 and found["all"].n == 40  # the realism test's messages
+    # a language with no real messages to compare with still has its verbatim repeats counted
+    de = found["learner-de"]
+    assert (de.n, de.stock_share, de.auc, de.self_bleu) == (12, 1.0, None, None)
     assert any("no realism test for language 'de'" in w for w in warnings)
-    assert any('"My family is worried too."' in w and "40 of 40" in w for w in warnings)
+    # the repeats warning counts every message of the run, whatever its language
+    assert any(
+        "2 sentence(s)" in w and '"My family is worried too."' in w and "40 of 52" in w for w in warnings
+    )
     assert any("persona 'typical-adult'" in w and "at most 0.80" in w for w in warnings)
     assert warnings[-1].startswith("most separable from real messages: persona 'typical-adult'")
 

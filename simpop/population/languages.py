@@ -7,12 +7,14 @@ starts, never English output.
 - speech-to-text slips: a phonetic model (``asr``: the CMU dictionary for English, the Kölner
   Phonetik for German);
 - reading grade: Flesch-Kincaid for English, the Wiener Sachtextformel for German
-  (``readability``)."""
+  (``readability``);
+- the meaning check: words, patterns and aspect wordings (``meaning_language``)."""
 
 from __future__ import annotations
 
 from simpop.errors import ConfigError
 from simpop.models import Persona
+from simpop.population.meaning_language import LANGUAGES as MEANING_LANGUAGES
 from simpop.population.readability import GRADES
 from simpop.population.typos import KEYBOARD_ROWS
 from simpop.prompts import has_prompt
@@ -42,6 +44,8 @@ def missing_piece(persona: Persona, conversations: bool = False) -> str | None:
         return f"phonetic model for speech-to-text noise (have: {', '.join(PHONETIC_MODELS)})"
     if language not in READING_GRADES:
         return f"reading-grade formula (have: {', '.join(READING_GRADES)})"
+    if language not in MEANING_LANGUAGES:
+        return f"meaning check (simpop/population/meaning_language.py; have: {', '.join(MEANING_LANGUAGES)})"
     return None
 
 

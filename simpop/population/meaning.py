@@ -19,31 +19,14 @@ import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.metadata import version
-from pathlib import Path
 
 import numpy as np
 import yaml
 
 from simpop.embed import Embedder
 from simpop.lookup_cache import cached_table
-from simpop.population.drift_patterns import pattern_drift
 from simpop.population.fidelity import split_sentences
-
-ASPECTS_FILE = Path(__file__).parent / "aspects.yaml"
-# tuned on half of the hand-labelled breast-cancer probes (bench/meaning_check.py reports the
-# other half): the seed's aspect must score best, and at least ASPECT_FLOOR
-ASPECT_MARGIN = 0.05  # the seed's aspect may score this much below the best other aspect
-ASPECT_FLOOR = 0.5  # cosine to the nearest wording of the seed's aspect
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_STOP = {"a", "an", "the", "of", "and", "or", "in", "on", "for", "to", "with", "are", "is", "your", "my"}
-# a message asks when it has a question mark or a request ("please tell me", "I was wondering")
-_ASKS = re.compile(
-    r"\?|\b(?:tell me|let me know|(?:want|need|like) to (?:know|find out)|wondering|wonder if|"
-    r"please (?:help|advise|explain|send|give)|any (?:info|information|advice|suggestions?|help)|"
-    r"can you|could you|looking for)\b",
-    re.IGNORECASE,
-)
-_PRONOUN = re.compile(r"\b(?:it|this|that|they|them|these|those|its)\b", re.IGNORECASE)
+from simpop.population.meaning_language import MeaningLanguage, meaning_language
 
 
 @dataclass(frozen=True)
@@ -53,9 +36,10 @@ class Aspect:
     questions: tuple[str, ...]
 
 
-@lru_cache(maxsize=1)
-def aspects() -> tuple[Aspect, ...]:
-    data = yaml.safe_load(ASPECTS_FILE.read_text(encoding="utf-8"))
+@lru_cache(maxsize=4)
+def aspects(language: str = "en") -> tuple[Aspect, ...]:
+    """The aspects and their wordings in ``language`` (``aspects.yaml``, ``aspects.de.yaml``)."""
+    data = yaml.safe_load(meaning_language(language).aspects_file.read_text(encoding="utf-8"))
     return tuple(Aspect(name, tuple(a["qtypes"]), tuple(a["questions"])) for name, a in data.items())
 
 
@@ -75,84 +59,125 @@ def _stem(word: str) -> str:
 
 
 _FREQUENCIES = threading.Lock()
-ZIPF_WORDS = 100_000  # English words whose frequency is kept on disk
+ZIPF_WORDS = 100_000  # words of a language whose frequency is kept on disk
 
 
-def _zipf_table() -> dict[str, float]:
+def _zipf_table(language: str) -> dict[str, float]:
     from wordfreq import top_n_list, zipf_frequency
 
-    return {w: zipf_frequency(w, "en") for w in top_n_list("en", ZIPF_WORDS)}
+    return {w: zipf_frequency(w, language) for w in top_n_list(language, ZIPF_WORDS)}
 
 
-@lru_cache(maxsize=1)
-def _zipfs() -> dict[str, float]:
+@lru_cache(maxsize=4)
+def _zipfs(language: str) -> dict[str, float]:
     """The table, found once per process (its name reads wordfreq's installed version)."""
-    return cached_table("wordfreq-zipf-en", f"{ZIPF_WORDS}-{version('wordfreq')}", _zipf_table)
+    return cached_table(
+        f"wordfreq-zipf-{language}", f"{ZIPF_WORDS}-{version('wordfreq')}", lambda: _zipf_table(language)
+    )
 
 
-def _zipf(word: str) -> float:
-    """wordfreq's Zipf frequency of an English word: from a table in the cache folder, built once
+def _zipf(word: str, language: str = "en") -> float:
+    """wordfreq's Zipf frequency of a word: from a table in the cache folder, built once
     (importing wordfreq and reading its list took 0.35 s of a cached re-run on two busy cores);
     wordfreq itself for a word the table lacks."""
-    found = _zipfs().get(word)
+    found = _zipfs(language).get(word)
     if found is None:
         from wordfreq import zipf_frequency
 
-        found = zipf_frequency(word, "en")
+        found = zipf_frequency(word, language)
     return found
 
 
 @lru_cache(maxsize=4096)
-def topic_words(topic: str) -> tuple[str, ...]:
-    """The topic's content words, rarest (by English word frequency) first."""
-    words = [w for w in _WORD.findall(topic.lower()) if w not in _STOP and len(w) > 1]
+def topic_words(topic: str, language: str = "en") -> tuple[str, ...]:
+    """The topic's content words, rarest (by the language's word frequency) first."""
+    lang = meaning_language(language)
+    words = [w for w in lang.word.findall(topic.lower()) if w not in lang.stop and len(w) > 1]
     # one thread at a time: wordfreq reads its word list on first use, once per caller racing it
     with _FREQUENCIES:
-        return tuple(sorted(dict.fromkeys(words), key=_zipf))
+        return tuple(sorted(dict.fromkeys(words), key=lambda w: _zipf(w, language)))
 
 
-def _mentions(text_words: set[str], phrase: str) -> bool:
-    words = [_stem(w) for w in _WORD.findall(phrase.lower()) if w not in _STOP]
+def _lowered(everyday: dict[str, str] | None) -> dict[str, str]:
+    """The lexicon looked up by lower-case term (German's terms are capitalised nouns)."""
+    return {term.lower(): plain for term, plain in (everyday or {}).items()}
+
+
+def _mentions(text_words: set[str], phrase: str, lang: MeaningLanguage) -> bool:
+    words = [_stem(w) for w in lang.word.findall(phrase.lower()) if w not in lang.stop]
     return bool(words) and all(w in text_words for w in words)
 
 
-def names_topic(text: str, topic: str, everyday: dict[str, str] | None = None) -> bool:
+def names_topic(text: str, topic: str, everyday: dict[str, str] | None = None, language: str = "en") -> bool:
     """The text names the topic: its rarest word, or an everyday word for the topic or that
     word ("cloudy eye" for "cataract")."""
-    words = topic_words(topic)
+    lang = meaning_language(language)
+    words = topic_words(topic, language)
     if not words:
         return True
-    present = {_stem(w) for w in _WORD.findall(text.lower())}
+    present = {_stem(w) for w in lang.word.findall(text.lower())}
     rarest = words[0]
     if _stem(rarest) in present:
         return True
-    everyday = everyday or {}
-    plain = [everyday.get(term) for term in (topic.lower(), rarest, rarest + "s") if everyday.get(term)]
-    return any(_mentions(present, p) for p in plain)
+    lexicon = _lowered(everyday)
+    plain = [lexicon.get(term) for term in (topic.lower(), rarest, rarest + "s") if lexicon.get(term)]
+    return any(_mentions(present, p, lang) for p in plain)
 
 
-def mask_topic(text: str, topic: str | None, everyday: dict[str, str] | None = None) -> str:
-    """The text with the topic's words (and everyday words for them) replaced by "it"."""
+_UMLAUTS = {"a": "[aä]", "o": "[oö]", "u": "[uü]"}
+
+
+def _german_word(word: str) -> str:
+    """A German word's pattern, its inflections and umlauts too ("Mann", "Männern")."""
+    return "".join(_UMLAUTS.get(c, re.escape(c)) for c in word.lower()) + r"(?:ern|er|es|en|e|n|s)?"
+
+
+def _masked_german(text: str, phrase: str) -> str:
+    """The German phrase masked as "es"; a compound it begins keeps the rest ("Brustkrebsrisiko":
+    "Risiko")."""
+    words = phrase.split()
+    pattern = r"\b" + r"\s+".join(_german_word(w) for w in words)
+    if len(words) > 1:
+        return re.sub(pattern + r"\b", "es", text, flags=re.IGNORECASE)
+    return re.sub(pattern + r"(\w*)", _compound_rest, text, flags=re.IGNORECASE)
+
+
+def _compound_rest(match: re.Match[str]) -> str:
+    rest = match.group(1)
+    return rest.capitalize() if len(rest) >= 3 else "es"
+
+
+def mask_topic(
+    text: str, topic: str | None, everyday: dict[str, str] | None = None, language: str = "en"
+) -> str:
+    """The text with the topic's words (and everyday words for them) replaced by "it" (German:
+    "es")."""
     if not topic:
         return text
-    phrases = [topic, *topic_words(topic)]
-    everyday = everyday or {}
-    phrases += [everyday[t] for t in [topic.lower(), *topic_words(topic)] if t in everyday]
+    lang = meaning_language(language)
+    words = topic_words(topic, language)
+    lexicon = _lowered(everyday)
+    phrases = [topic, *words, *(lexicon[t] for t in [topic.lower(), *words] if t in lexicon)]
     for phrase in sorted(set(phrases), key=len, reverse=True):
+        if language == "de":
+            text = _masked_german(text, phrase)
+            continue
         pattern = r"\b" + r"\s+".join(re.escape(w) + r"s?" for w in phrase.split()) + r"\b"
-        text = re.sub(pattern, "it", text, flags=re.IGNORECASE)
+        text = re.sub(pattern, lang.it, text, flags=re.IGNORECASE)
     text = re.sub(r"\(\s*are\s*\)", "", text)  # MedQuAD's "What is (are) X ?"
-    return re.sub(r"\bit(?:\s+it\b)+", "it", text, flags=re.IGNORECASE)
+    return re.sub(rf"\b{lang.it}(?:\s+{lang.it}\b)+", lang.it, text, flags=re.IGNORECASE)
 
 
 class AspectModel:
-    """Embeddings of every aspect's wordings, for one embedder."""
+    """Embeddings of every aspect's wordings in one language, for one embedder."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, language: str = "en") -> None:
         self.embedder = embedder
-        self.names = [a.name for a in aspects()]
-        texts = [q for a in aspects() for q in a.questions]
-        self.owner = np.array([i for i, a in enumerate(aspects()) for _ in a.questions])
+        self.language = meaning_language(language)
+        found = aspects(language)
+        self.names = [a.name for a in found]
+        texts = [q for a in found for q in a.questions]
+        self.owner = np.array([i for i, a in enumerate(found) for _ in a.questions])
         self.vectors = embedder.embed(texts)
 
     def scores(self, texts: list[str]) -> np.ndarray:
@@ -183,11 +208,14 @@ def check_meaning(
     qtype: str | None = None,
     everyday: dict[str, str] | None = None,
     context: list[str] | None = None,
-    margin: float = ASPECT_MARGIN,
+    margin: float | None = None,
 ) -> list[MeaningCheck]:
-    """For each probe of one seed: does it ask the seed's question? ``context``: the rest of
-    each probe's message (its story), where a question that says "it" may name the topic."""
-    masked = [mask_topic(t, topic, everyday) for t in [seed, *probes]]
+    """For each probe of one seed, in the model's language: does it ask the seed's question?
+    ``context``: the rest of each probe's message (its story), where a question that says "it"
+    may name the topic. ``margin``: the language's unless given."""
+    lang = model.language
+    margin = lang.margin if margin is None else margin
+    masked = [mask_topic(t, topic, everyday, lang.code) for t in [seed, *probes]]
     vectors = model.embedder.embed(masked)
     scores = model.scores_of(vectors)
     seed_aspect = aspect_of_qtype(qtype) or model.names[int(scores[0].argmax())]
@@ -201,16 +229,16 @@ def check_meaning(
         probe_aspect = model.names[best]
         reason = None
         story = (context or [""] * len(probes))[index]
-        if topic and not names_topic(probe, topic, everyday):
-            if not (story and names_topic(story, topic, everyday) and _PRONOUN.search(probe)):
+        if topic and not names_topic(probe, topic, everyday, lang.code):
+            if not (story and names_topic(story, topic, everyday, lang.code) and lang.pronoun.search(probe)):
                 reason = f"does not name the seed's topic ({topic})"
         if reason is None:
-            reason = pattern_drift(masked[0], masked[index + 1], seed_aspect)
+            reason = lang.drift(masked[0], masked[index + 1], seed_aspect)
         if reason is None and best != own and row[own] < row[best] - margin:
             reason = f"asks about {probe_aspect.replace('_', ' ')}, not {seed_aspect.replace('_', ' ')}"
-        elif reason is None and row[own] < ASPECT_FLOOR:
+        elif reason is None and row[own] < lang.floor:
             aspect = seed_aspect.replace("_", " ")
-            reason = f"does not clearly ask about {aspect} ({row[own]:.2f} < {ASPECT_FLOOR})"
+            reason = f"does not clearly ask about {aspect} ({row[own]:.2f} < {lang.floor})"
         results.append(MeaningCheck(reason is None, reason, seed_aspect, probe_aspect))
     return results
 
@@ -220,7 +248,7 @@ def seed_aspect(model: AspectModel, source) -> str:
     known = aspect_of_qtype(source.qtype)
     if known:
         return known
-    scores = model.scores([mask_topic(source.questions[0], source.topic)])
+    scores = model.scores([mask_topic(source.questions[0], source.topic, language=model.language.code)])
     return model.names[int(scores[0].argmax())]
 
 
@@ -240,9 +268,9 @@ def drift_reasons(
     return [c.reason for c in check_meaning(model, seed, probes, topic, qtype, everyday, context)]
 
 
-def names_topic_of(question: str, topic: str | None, everyday: dict[str, str]) -> bool:
+def names_topic_of(question: str, topic: str | None, everyday: dict[str, str], language: str = "en") -> bool:
     """The question names its topic (no story has to name it first)."""
-    return not topic or names_topic(question, topic, everyday)
+    return not topic or names_topic(question, topic, everyday, language)
 
 
 def drift_reasons_in_messages(
@@ -259,10 +287,10 @@ def drift_reasons_in_messages(
     the message must name the topic somewhere."""
     reasons: list[str | None] = []
     for message in messages:
-        if not _ASKS.search(message):
+        if not model.language.asks.search(message):
             reasons.append("asks nothing (no question or request in it)")
             continue
-        if topic and not names_topic(message, topic, everyday):
+        if topic and not names_topic(message, topic, everyday, model.language.code):
             reasons.append(f"does not name the seed's topic ({topic})")
             continue
         parts = [s for s in split_sentences(message) if len(s.split()) >= 3]

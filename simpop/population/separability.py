@@ -35,9 +35,13 @@ STOCK_SHARE = 0.02  # no sentence should stand in more of a run's messages than 
 MIN_MESSAGES = 10  # fewer messages on either side: no classifier test
 SELF_BLEU_MESSAGES = 200  # self-BLEU compares every pair: on at most this many messages
 _WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
-_FORMULA = re.compile(
+_LETTERS = re.compile(r"[^\W\d_]+")  # a word of any language
+_FORMULA = re.compile(  # English and German
     r"^\W*(?:hi|hello|hey|dear|greetings|good (?:morning|afternoon|evening|day)|thanks?|thx|"
-    r"thank you|many thanks|cheers|regards|kind regards|best(?: wishes| regards)?|with thanks)\b",
+    r"thank you|many thanks|cheers|regards|kind regards|best(?: wishes| regards)?|with thanks|"
+    r"hallo|guten (?:tag|morgen|abend)|grüezi|grüß gott|sehr geehrte|liebe[rs]?|danke|vielen dank|"
+    r"herzlichen dank|besten dank|(?:mit )?(?:freundlichen|lieben|besten|herzlichen) grüßen|"
+    r"liebe grüße|viele grüße)\b",
     re.IGNORECASE,
 )
 # English function words (pronouns, determiners, auxiliaries, prepositions, conjunctions,
@@ -79,7 +83,7 @@ def check_language(language: str) -> None:
 
 def is_formula(sentence: str) -> bool:
     """A greeting, thank-you or sign-off of at most four words (real people repeat those too)."""
-    return len(_WORD.findall(sentence)) <= 4 and bool(_FORMULA.match(sentence.strip()))
+    return len(_LETTERS.findall(sentence)) <= 4 and bool(_FORMULA.match(sentence.strip()))
 
 
 def _sentence_keys(text: str) -> list[str]:
@@ -278,6 +282,20 @@ def separability(
     )
 
 
+def repeats_only(texts: Sequence[str], stock: Sequence[StockSentence]) -> Separability:
+    """The stock sentences of messages in a language with no real messages to compare with."""
+    return Separability(
+        n=len(texts),
+        stock_share=stock_share(texts, stock),
+        stock=_most_held(texts, stock),
+        **dict.fromkeys(
+            ("auc", "auc_interval", "distinct_1", "distinct_2", "real_distinct_1", "real_distinct_2"), None
+        ),
+        self_bleu=None,
+        real_self_bleu=None,
+    )
+
+
 TYPICAL_AUC = 0.80  # a persona meant to write like a typical adult should not be told apart more easily
 OTHER_AUC = 0.90  # learners and low literacy are meant to differ, but not to read as a phrase bank
 
@@ -292,15 +310,18 @@ def realism_tests(
     list are left out and named."""
     warnings = []
     covered = {}
+    found: dict[str, Separability] = {}
+    everything = [t for mine in texts.values() for t in mine]
+    stock = stock_sentences(everything)  # verbatim repeats, in any language
     for pid, mine in texts.items():
         if languages[pid].split("-")[0].lower() in LANGUAGES:
             covered[pid] = mine
         elif mine:
+            found[pid] = repeats_only(mine, stock)
             warnings.append(f"persona '{pid}': no realism test for language '{languages[pid]}' (have: en)")
-    everything = [t for mine in covered.values() for t in mine]
-    stock = stock_sentences(everything)
-    found = {pid: separability(mine, real, stock) for pid, mine in covered.items() if mine}
-    found["all"] = separability(everything, real, stock)
+    found |= {pid: separability(mine, real, stock) for pid, mine in covered.items() if mine}
+    in_covered = [t for mine in covered.values() for t in mine]
+    found["all"] = separability(in_covered, real, stock) if in_covered else repeats_only(everything, stock)
     widespread = [s for s in stock if s.share > STOCK_SHARE]
     if widespread:
         top = widespread[0]

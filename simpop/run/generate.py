@@ -74,8 +74,9 @@ def wrapped(
     """The persona's message around a checked question: the ``situation`` the LLM wrote, else a
     story frame (one that names the topic when the question only says "it"); reading grade and
     length of the message."""
-    named = names_topic_of(question, source.topic, everyday)
-    if situation is not None and not named and not names_topic_of(situation, source.topic, everyday):
+    language = persona.language
+    named = names_topic_of(question, source.topic, everyday, language)
+    if not (named or situation is None or names_topic_of(situation, source.topic, everyday, language)):
         situation = None  # "Is it passed down?" needs a story that names the topic
     composed = compose(question, persona, source.topic, seed, second, aspect, not named, situation)
     message = f"{composed.subject}\n{composed.body}" if composed.subject else composed.body
@@ -234,9 +235,12 @@ async def generate_probes(
         stage_progress(progress, "generate questions", len(inputs.cells), done, WRITE_QUESTIONS),
         written,
         # the aspect wordings are embedded (loading the model) while the first calls wait too
-        asyncio.ensure_future(asyncio.to_thread(AspectModel, embedder))
+        {
+            language: asyncio.ensure_future(asyncio.to_thread(AspectModel, embedder, language))
+            for language in inputs.languages
+        }
         if any(s.keeps_meaning for s in inputs.scenarios.values())
-        else None,
+        else {},
     )
     slots = GROUPS_PER_SLOT * llm.config.concurrency
     await gather_all((writer.write(cells) for cells in todo.values()), limit=slots)
@@ -266,7 +270,7 @@ class GroupWriter:
     bounds: Bounds
     advance: Callable[[], None]
     written: Callable[[Cell, Probe], Awaitable[None]] | None
-    aspects: asyncio.Future[AspectModel] | None
+    aspects: dict[str, asyncio.Future[AspectModel]]  # by the patients' language
 
     def __post_init__(self) -> None:
         self.personas = {p.id: p for p in self.inputs.personas}
@@ -280,10 +284,8 @@ class GroupWriter:
         bound = self.bounds.min_similarity if scenario.keeps_meaning else None
         if scenario.source == "chunks":
             bound = self.bounds.chunk_min_similarity
-        keeps_meaning = self.aspects is not None and scenario.keeps_meaning and len(source.questions) == 1
-        # the meaning check's patterns and aspect wordings are English: another language keeps
-        # the embedding bound (``min_similarity``) alone
-        keeps_meaning = keeps_meaning and persona.language == "en"
+        one_seed = len(source.questions) == 1
+        keeps_meaning = persona.language in self.aspects and scenario.keeps_meaning and one_seed
         if keeps_meaning:
             bound = None  # the meaning check judges it (a bare "it" is far from the seed by cosine)
         prompt_text = "\n".join(m["content"] for m in request.messages if m["role"] != "system")
@@ -311,7 +313,7 @@ class GroupWriter:
             if keeps_meaning:
                 meaning = partial(
                     drift_reasons_in_messages if scenario.scaffold else drift_reasons,
-                    await self.aspects,  # type: ignore[misc]
+                    await self.aspects[persona.language],
                     source.questions[0],
                     source.topic,
                     source.qtype,
@@ -339,8 +341,8 @@ class GroupWriter:
         texts = [candidates[i] for i in chosen]
         checks = await checked(texts)  # again, so a duplicate names the probe it repeats
         aspect = (
-            await asyncio.to_thread(seed_aspect, await self.aspects, source)
-            if request.one_question and self.aspects is not None
+            await asyncio.to_thread(seed_aspect, await self.aspects[persona.language], source)
+            if request.one_question and persona.language in self.aspects
             else None
         )
         spare = [candidates[i] for i in usable(first) if i not in chosen]
