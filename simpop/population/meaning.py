@@ -124,29 +124,6 @@ def names_topic(text: str, topic: str, everyday: dict[str, str] | None = None, l
     return any(_mentions(present, p, lang) for p in plain)
 
 
-_UMLAUTS = {"a": "[aä]", "o": "[oö]", "u": "[uü]"}
-
-
-def _german_word(word: str) -> str:
-    """A German word's pattern, its inflections and umlauts too ("Mann", "Männern")."""
-    return "".join(_UMLAUTS.get(c, re.escape(c)) for c in word.lower()) + r"(?:ern|er|es|en|e|n|s)?"
-
-
-def _masked_german(text: str, phrase: str) -> str:
-    """The German phrase masked as "es"; a compound it begins keeps the rest ("Brustkrebsrisiko":
-    "Risiko")."""
-    words = phrase.split()
-    pattern = r"\b" + r"\s+".join(_german_word(w) for w in words)
-    if len(words) > 1:
-        return re.sub(pattern + r"\b", "es", text, flags=re.IGNORECASE)
-    return re.sub(pattern + r"(\w*)", _compound_rest, text, flags=re.IGNORECASE)
-
-
-def _compound_rest(match: re.Match[str]) -> str:
-    rest = match.group(1)
-    return rest.capitalize() if len(rest) >= 3 else "es"
-
-
 def mask_topic(
     text: str, topic: str | None, everyday: dict[str, str] | None = None, language: str = "en"
 ) -> str:
@@ -159,11 +136,7 @@ def mask_topic(
     lexicon = _lowered(everyday)
     phrases = [topic, *words, *(lexicon[t] for t in [topic.lower(), *words] if t in lexicon)]
     for phrase in sorted(set(phrases), key=len, reverse=True):
-        if language == "de":
-            text = _masked_german(text, phrase)
-            continue
-        pattern = r"\b" + r"\s+".join(re.escape(w) + r"s?" for w in phrase.split()) + r"\b"
-        text = re.sub(pattern, lang.it, text, flags=re.IGNORECASE)
+        text = lang.mask(text, phrase)
     text = re.sub(r"\(\s*are\s*\)", "", text)  # MedQuAD's "What is (are) X ?"
     return re.sub(rf"\b{lang.it}(?:\s+{lang.it}\b)+", lang.it, text, flags=re.IGNORECASE)
 

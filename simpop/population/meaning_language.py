@@ -24,9 +24,39 @@ class MeaningLanguage:
     asks: re.Pattern[str]  # a question mark or a request
     pronoun: re.Pattern[str]  # a word that points back at a topic named in the story
     aspects_file: Path
+    mask: Callable[[str, str], str]  # a phrase of the topic in the text replaced by ``it``
     drift: Callable[[str, str, str | None], str | None]
     floor: float  # cosine to the nearest wording of the seed's aspect
     margin: float  # the seed's aspect may score this much below the best other aspect
+
+
+def _masked_english(text: str, phrase: str) -> str:
+    """The phrase, a plural s too, masked as "it"."""
+    pattern = r"\b" + r"\s+".join(re.escape(w) + r"s?" for w in phrase.split()) + r"\b"
+    return re.sub(pattern, "it", text, flags=re.IGNORECASE)
+
+
+_UMLAUTS = {"a": "[aä]", "o": "[oö]", "u": "[uü]"}
+
+
+def _german_word(word: str) -> str:
+    """A German word's pattern, its inflections and umlauts too ("Mann", "Männern")."""
+    return "".join(_UMLAUTS.get(c, re.escape(c)) for c in word.lower()) + r"(?:ern|er|es|en|e|n|s)?"
+
+
+def _compound_rest(match: re.Match[str]) -> str:
+    rest = match.group(1)
+    return rest.capitalize() if len(rest) >= 3 else "es"
+
+
+def _masked_german(text: str, phrase: str) -> str:
+    """The German phrase masked as "es"; a compound it begins keeps the rest ("Brustkrebsrisiko":
+    "Risiko")."""
+    words = phrase.split()
+    pattern = r"\b" + r"\s+".join(_german_word(w) for w in words)
+    if len(words) > 1:
+        return re.sub(pattern + r"\b", "es", text, flags=re.IGNORECASE)
+    return re.sub(pattern + r"(\w*)", _compound_rest, text, flags=re.IGNORECASE)
 
 
 ENGLISH = MeaningLanguage(
@@ -44,6 +74,7 @@ ENGLISH = MeaningLanguage(
     ),
     pronoun=re.compile(r"\b(?:it|this|that|they|them|these|those|its)\b", re.IGNORECASE),
     aspects_file=_HERE / "aspects.yaml",
+    mask=_masked_english,
     drift=drift_patterns.pattern_drift,
     # tuned on half of the hand-labelled breast-cancer probes (bench/meaning_check.py reports
     # the other half), with MiniLM
@@ -97,6 +128,7 @@ GERMAN = MeaningLanguage(
         r"\b(?:es|das|dies|dieser|diese|dieses|sie|ihn|ihm|dagegen|davon|dafür)\b", re.IGNORECASE
     ),
     aspects_file=_HERE / "aspects.de.yaml",
+    mask=_masked_german,
     drift=drift_patterns_de.pattern_drift,
     # multilingual-e5-small's cosines are high (unrelated German sentences about 0.85): set on
     # the even rows of the blind-labelled German candidates (data/meaning-labels/

@@ -284,15 +284,12 @@ def separability(
 
 def repeats_only(texts: Sequence[str], stock: Sequence[StockSentence]) -> Separability:
     """The stock sentences of messages in a language with no real messages to compare with."""
+    beside_real = ("auc", "auc_interval", "distinct_1", "distinct_2", "real_distinct_1", "real_distinct_2")
     return Separability(
         n=len(texts),
         stock_share=stock_share(texts, stock),
         stock=_most_held(texts, stock),
-        **dict.fromkeys(
-            ("auc", "auc_interval", "distinct_1", "distinct_2", "real_distinct_1", "real_distinct_2"), None
-        ),
-        self_bleu=None,
-        real_self_bleu=None,
+        **dict.fromkeys((*beside_real, "self_bleu", "real_self_bleu")),
     )
 
 
