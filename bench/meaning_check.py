@@ -11,7 +11,8 @@ multilingual embedding model a German run uses.
 Which file was used for what: ``breast-cancer*.jsonl`` and ``gallstones-osteoporosis-1.5b.jsonl``
 set the check (its floor, margin, aspect wordings and ``drift_patterns``);
 ``shingles-gout-1.5b.jsonl`` and ``psoriasis-drymouth-1.5b.jsonl`` were labelled blind after
-the check was frozen and never tuned on.
+the check was frozen and never tuned on. German: the even rows of
+``breast-cancer-de-1.5b.jsonl`` set the German floor and margin, its odd rows are held out.
 
 Runs the checks a question-only probe gets (its flaws, then the meaning check, its story
 naming the topic) on every labelled question and prints, for the whole file and for its even
