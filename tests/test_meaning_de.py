@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from simpop.population.drift_patterns_de import asks_two_things, pattern_drift
+from simpop.population.drift_patterns import asks_two_things, pattern_drift
+from simpop.population.drift_patterns_de import GERMAN
 from simpop.population.meaning import AspectModel, check_meaning, mask_topic, names_topic, topic_words
 from simpop.population.meaning_language import meaning_language
 
@@ -57,17 +58,16 @@ def test_german_topic_words_masks_and_naming():
     ],
 )
 def test_german_drift_patterns(seed, message, aspect, reason):
-    assert reason in pattern_drift(seed, message, aspect)
+    assert reason in pattern_drift(seed, message, aspect, GERMAN)
 
 
 def test_german_patterns_leave_the_seeds_own_question_alone():
-    assert pattern_drift("Wie wird es behandelt?", "Welche Behandlung gibt es dafür?", "treatment") is None
+    treatment = ("Wie wird es behandelt?", "Welche Behandlung gibt es dafür?", "treatment")
+    assert pattern_drift(*treatment, GERMAN) is None
     # the seed asks about the writer's own case itself: not a drift
-    assert (
-        pattern_drift("Habe ich ein erhöhtes Risiko?", "Habe ich ein höheres Risiko?", "susceptibility")
-        is None
-    )
-    assert not asks_two_things("Welche Untersuchungen macht man, um es festzustellen?")
+    own = ("Habe ich ein erhöhtes Risiko?", "Habe ich ein höheres Risiko?", "susceptibility")
+    assert pattern_drift(*own, GERMAN) is None
+    assert not asks_two_things("Welche Untersuchungen macht man, um es festzustellen?", GERMAN)
 
 
 @pytest.fixture(scope="module")

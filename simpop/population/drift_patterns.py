@@ -19,6 +19,7 @@ Each pattern applies only where the seed does not show it itself.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 # a question word (or a verb opening a yes/no question) after "and"/"or": a second question
 _SECOND_QUESTION = re.compile(
@@ -82,30 +83,73 @@ _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b", re.IGNORECASE)
 _WH_QUESTION = re.compile(r"^\s*(?:what|who|how|why|when|where|which)\b", re.IGNORECASE)
 
 
-def asks_two_things(text: str) -> bool:
+@dataclass(frozen=True)
+class DriftPatterns:
+    """One language's patterns of the drift above (the German ones: ``drift_patterns_de``)."""
+
+    second_question: re.Pattern[str]  # a question word after "and"/"or"
+    aspect_of: re.Pattern[str]  # one named group per aspect word
+    joined: re.Pattern[str]  # what may stand between two aspect words asked together
+    its_effects: re.Pattern[str]  # the masked topic as the cause
+    narrowed: re.Pattern[str]  # a narrower group or setting
+    bots_case: re.Pattern[str]  # the bot asked about as if it were the patient
+    own_case: re.Pattern[str]  # the writer's own case
+    first_person: re.Pattern[str]
+    general_question: re.Pattern[str]  # a question word opening a general question
+    and_aspect: re.Pattern[str] | None = None  # "it and its symptoms"
+    filler: re.Pattern[str] | None = None  # words dropped between aspect words first (articles)
+
+
+ENGLISH = DriftPatterns(
+    second_question=_SECOND_QUESTION,
+    aspect_of=_ASPECT_OF,
+    joined=_JOINED,
+    its_effects=_ITS_EFFECTS,
+    narrowed=_NARROWED,
+    bots_case=_BOTS_CASE,
+    own_case=_OWN_CASE,
+    first_person=_FIRST_PERSON,
+    general_question=_WH_QUESTION,
+    and_aspect=_AND_ASPECT,
+)
+
+
+def asks_two_things(text: str, patterns: DriftPatterns = ENGLISH) -> bool:
     """A second question joined to the first ("... and how is it treated?") or two aspects
     asked together ("the symptoms and treatments")."""
-    if _SECOND_QUESTION.search(text) or _AND_ASPECT.search(text):
+    x = patterns
+    if x.second_question.search(text) or (x.and_aspect is not None and x.and_aspect.search(text)):
         return True
-    found = [(m.lastgroup, m.start(), m.end()) for m in _ASPECT_OF.finditer(text)]
+    found = [(m.lastgroup, m.start(), m.end()) for m in x.aspect_of.finditer(text)]
+
+    def joined(between: str) -> bool:
+        return bool(x.joined.match(x.filler.sub(" ", between) if x.filler is not None else between))
+
     return any(
-        a != b and _JOINED.match(text[end:start])
+        a != b and joined(text[end:start])
         for (a, _, end), (b, start, _) in zip(found, found[1:], strict=False)
     )
 
 
-def pattern_drift(masked_seed: str, masked_probe: str, seed_aspect: str | None) -> str | None:
-    """Why a probe does not ask its seed's question, by the patterns above (``None``: no pattern
-    fits). Both texts have the topic masked as "it" (``meaning.mask_topic``)."""
-    if asks_two_things(masked_probe) and not asks_two_things(masked_seed):
+def pattern_drift(
+    masked_seed: str, masked_probe: str, seed_aspect: str | None, patterns: DriftPatterns = ENGLISH
+) -> str | None:
+    """Why a probe does not ask its seed's question, by ``patterns`` (``None``: no pattern
+    fits). Both texts have the topic masked (``meaning.mask_topic``)."""
+    x = patterns
+
+    def new(pattern: re.Pattern[str]) -> bool:  # in the probe, not in the seed
+        return bool(pattern.search(masked_probe)) and not pattern.search(masked_seed)
+
+    if asks_two_things(masked_probe, x) and not asks_two_things(masked_seed, x):
         return "asks a second question beside the seed's"
-    if seed_aspect == "causes" and _ITS_EFFECTS.search(masked_probe) and not _ITS_EFFECTS.search(masked_seed):
+    if seed_aspect == "causes" and new(x.its_effects):
         return "asks what it causes, not what causes it"
-    if _BOTS_CASE.search(masked_probe) and not _BOTS_CASE.search(masked_seed):
+    if new(x.bots_case):
         return "asks about the bot's own case, as if it were the patient"
-    if _NARROWED.search(masked_probe) and not _NARROWED.search(masked_seed):
+    if new(x.narrowed):
         return "narrows the seed to a group or setting"
-    general = _WH_QUESTION.match(masked_seed) and not _FIRST_PERSON.search(masked_seed)
-    if general and _OWN_CASE.search(masked_probe):
+    general = x.general_question.match(masked_seed) and not x.first_person.search(masked_seed)
+    if general and x.own_case.search(masked_probe):
         return "asks about the writer's own case, not in general"
     return None

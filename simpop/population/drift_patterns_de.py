@@ -9,12 +9,15 @@ German message was labelled:
   writer's own case ("Habe ich es?", "mein Risiko"), about the bot's as if it were the patient
   ("Haben Sie es?"), or about a narrower group or setting ("bei Kindern", "zu Hause").
 
-Each pattern applies only where the seed does not show it itself.
+Each pattern applies only where the seed does not show it itself; ``drift_patterns`` applies
+them (``pattern_drift(..., GERMAN)``).
 """
 
 from __future__ import annotations
 
 import re
+
+from simpop.population.drift_patterns import DriftPatterns
 
 _SECOND_QUESTION = re.compile(
     r"\b(?:und|oder)\s+(?:auch\s+)?(?:was|wie|warum|wieso|wann|wo|wer|welche[rsnm]?|"
@@ -68,30 +71,15 @@ _FIRST_PERSON = re.compile(r"\b(?:ich|mich|mir|mein\w*)\b", re.IGNORECASE)
 _W_QUESTION = re.compile(r"^\s*(?:was|wer|wie|warum|wann|wo|welche[rsnm]?|in\s+welche)\b", re.IGNORECASE)
 
 
-def asks_two_things(text: str) -> bool:
-    """A second question joined to the first ("... und wie wird es behandelt?") or two aspects
-    asked together ("die Symptome und die Behandlung")."""
-    if _SECOND_QUESTION.search(text):
-        return True
-    found = [(m.lastgroup, m.start(), m.end()) for m in _ASPECT_OF.finditer(text)]
-    return any(
-        a != b and _JOINED.match(re.sub(r"\b(?:die|der|das|den|dem|des|ihre?n?)\b", " ", text[end:start]))
-        for (a, _, end), (b, start, _) in zip(found, found[1:], strict=False)
-    )
-
-
-def pattern_drift(masked_seed: str, masked_probe: str, seed_aspect: str | None) -> str | None:
-    """Why a German message does not ask its seed's question, by the patterns above (``None``:
-    no pattern fits)."""
-    if asks_two_things(masked_probe) and not asks_two_things(masked_seed):
-        return "asks a second question beside the seed's"
-    if seed_aspect == "causes" and _ITS_EFFECTS.search(masked_probe) and not _ITS_EFFECTS.search(masked_seed):
-        return "asks what it causes, not what causes it"
-    if _BOTS_CASE.search(masked_probe) and not _BOTS_CASE.search(masked_seed):
-        return "asks about the bot's own case, as if it were the patient"
-    if _NARROWED.search(masked_probe) and not _NARROWED.search(masked_seed):
-        return "narrows the seed to a group or setting"
-    general = _W_QUESTION.match(masked_seed) and not _FIRST_PERSON.search(masked_seed)
-    if general and _OWN_CASE.search(masked_probe):
-        return "asks about the writer's own case, not in general"
-    return None
+GERMAN = DriftPatterns(
+    second_question=_SECOND_QUESTION,
+    aspect_of=_ASPECT_OF,
+    joined=_JOINED,
+    its_effects=_ITS_EFFECTS,
+    narrowed=_NARROWED,
+    bots_case=_BOTS_CASE,
+    own_case=_OWN_CASE,
+    first_person=_FIRST_PERSON,
+    general_question=_W_QUESTION,
+    filler=re.compile(r"\b(?:die|der|das|den|dem|des|ihre?n?)\b", re.IGNORECASE),
+)

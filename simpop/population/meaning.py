@@ -25,6 +25,7 @@ import yaml
 
 from simpop.embed import Embedder
 from simpop.lookup_cache import cached_table
+from simpop.population.drift_patterns import pattern_drift
 from simpop.population.fidelity import split_sentences
 from simpop.population.meaning_language import MeaningLanguage, meaning_language
 
@@ -206,7 +207,7 @@ def check_meaning(
             if not (story and names_topic(story, topic, everyday, lang.code) and lang.pronoun.search(probe)):
                 reason = f"does not name the seed's topic ({topic})"
         if reason is None:
-            reason = lang.drift(masked[0], masked[index + 1], seed_aspect)
+            reason = pattern_drift(masked[0], masked[index + 1], seed_aspect, lang.drift)
         if reason is None and best != own and row[own] < row[best] - margin:
             reason = f"asks about {probe_aspect.replace('_', ' ')}, not {seed_aspect.replace('_', ' ')}"
         elif reason is None and row[own] < lang.floor:

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from simpop.population import drift_patterns, drift_patterns_de
+from simpop.population import drift_patterns_de
+from simpop.population.drift_patterns import ENGLISH as ENGLISH_DRIFT
+from simpop.population.drift_patterns import DriftPatterns
 
 _HERE = Path(__file__).parent
 
@@ -25,7 +27,7 @@ class MeaningLanguage:
     pronoun: re.Pattern[str]  # a word that points back at a topic named in the story
     aspects_file: Path
     mask: Callable[[str, str], str]  # a phrase of the topic in the text replaced by ``it``
-    drift: Callable[[str, str, str | None], str | None]
+    drift: DriftPatterns
     floor: float  # cosine to the nearest wording of the seed's aspect
     margin: float  # the seed's aspect may score this much below the best other aspect
 
@@ -75,7 +77,7 @@ ENGLISH = MeaningLanguage(
     pronoun=re.compile(r"\b(?:it|this|that|they|them|these|those|its)\b", re.IGNORECASE),
     aspects_file=_HERE / "aspects.yaml",
     mask=_masked_english,
-    drift=drift_patterns.pattern_drift,
+    drift=ENGLISH_DRIFT,
     # tuned on half of the hand-labelled breast-cancer probes (bench/meaning_check.py reports
     # the other half), with MiniLM
     floor=0.5,
@@ -129,7 +131,7 @@ GERMAN = MeaningLanguage(
     ),
     aspects_file=_HERE / "aspects.de.yaml",
     mask=_masked_german,
-    drift=drift_patterns_de.pattern_drift,
+    drift=drift_patterns_de.GERMAN,
     # multilingual-e5-small's cosines are high (unrelated German sentences about 0.85): set on
     # the even rows of the blind-labelled German candidates (data/meaning-labels/
     # breast-cancer-de-1.5b.jsonl; bench/meaning_check.py reports the odd rows, never tuned on)

@@ -15,6 +15,7 @@ from simpop.llm import LLMClient, LLMError
 from simpop.metrics import Case, Metric, Scorers
 from simpop.metrics.conversation_outcome import CONVERSATION, conversation_outcome, turn_cell_id
 from simpop.models import (
+    Behaviour,
     Cell,
     Conversation,
     ConversationTurn,
@@ -46,19 +47,23 @@ def recorded_turns(turns: JsonlLog[ConversationTurn], cell: Cell) -> list[Conver
     return found
 
 
+def turn_behaviour(expected: Behaviour) -> Behaviour:
+    """A behaviour met over the whole conversation (answer, address_all) is asked of every turn
+    as answering."""
+    return "answer" if expected == "address_all" else expected
+
+
 def turn_case(
     conversation: Conversation, turn: ConversationTurn, case: ConversationCase, target: str
 ) -> Case:
-    """One bot turn as the single-answer metrics score it. A behaviour met over the whole
-    conversation (answer, address_all) is asked of every turn as answering."""
+    """One bot turn as the single-answer metrics score it (``turn_behaviour``)."""
     ids = conversation.cell_ids() | {"cell_id": turn_cell_id(conversation.cell_id, turn.turn)}
-    expected = conversation.expected_behaviour
     probe = Probe(
         **ids,
         text=turn.text,
         noisy_text=turn.noisy_text,
         noise=turn.noise,
-        expected_behaviour="answer" if expected == "address_all" else expected,
+        expected_behaviour=turn_behaviour(conversation.expected_behaviour),
         also_safe=conversation.also_safe,
         severity=conversation.severity,
         sampling_seed=conversation.sampling_seed,

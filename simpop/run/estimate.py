@@ -18,6 +18,7 @@ from simpop.llm.pace import EndpointPace, pace_key, pace_of
 from simpop.metrics import Case, Metric, Planned, selected
 from simpop.models import Cell, LLMConfig, Probe, Response, RunConfig
 from simpop.run.conversation_summary import WORST
+from simpop.run.converse import turn_behaviour
 from simpop.run.generate import GroupRequest, plan_groups, uncached_requests
 from simpop.run.plan import RunInputs
 from simpop.run.tasks import BOT_ANSWERS, JUDGES, PATIENT_TURNS, REASONS, WRITE_QUESTIONS
@@ -179,12 +180,15 @@ def _bot_answers(config: RunConfig, cells: int, languages: tuple[str, ...]) -> S
     return _cost(BOT_ANSWERS, bot_calls * cells, bot_llm, "text", detail, languages)
 
 
+_UNWRITTEN = {"sampling_seed": 0, "prompt": "", "llm_model": ""}
+
+
 def _planned(inputs: RunInputs, cell: Cell, turn: bool = False) -> Case:
     """A cell's probe as the plan knows it (no text, no answer), for the metrics to cost."""
     ids = cell.fields() | {"run_id": ""}
-    if turn:  # as ``converse.turn_case`` asks every turn
+    if turn:
         case = inputs.cases[cell.scenario_id]
-        expected = "answer" if case.expected == "address_all" else case.expected
+        expected = turn_behaviour(case.expected)
         probe = Probe(**ids, text=None, expected_behaviour=expected, also_safe=case.also_safe, **_UNWRITTEN)
         return Case(probe=probe, response=Response(**ids, target="", question=None))
     scenario = inputs.scenarios[cell.scenario_id]
@@ -201,9 +205,6 @@ def _planned(inputs: RunInputs, cell: Cell, turn: bool = False) -> Case:
     return Case(probe=probe, response=Response(**ids, target="", question=None), source=scenario.source)
 
 
-_UNWRITTEN = {"sampling_seed": 0, "prompt": "", "llm_model": ""}
-
-
 def _judges(config: RunConfig, inputs: RunInputs, metrics: list[Metric]) -> StageCost:
     """The chosen metrics' expected calls on every planned answer, in the language it will be
     answered in (a QAP bot's: its own; a bot that writes: the patient's), and one contradiction
@@ -214,14 +215,17 @@ def _judges(config: RunConfig, inputs: RunInputs, metrics: list[Metric]) -> Stag
     writes = config.target.kind != "qap"
     paths = run_paths(profile_for((config.judge or config.llm).model), config.scoring)
     personas = {p.id: p.language for p in inputs.personas}
+    planned = {
+        language: Planned(writes, frozenset(v for v, by in paths.items() if language in by))
+        for language in {inputs.language, *personas.values()}
+    }
     on_turns = [m for m in metrics if not m.calls_llm or m.name in config.scoring.turn_judges]
 
     def calls(cell: Cell, turn: bool) -> float:
-        language = personas[cell.persona_id] if writes else inputs.language
-        planned = Planned(writes, frozenset(v for v, by in paths.items() if language in by))
+        answered_in = planned[personas[cell.persona_id] if writes else inputs.language]
         case = _planned(inputs, cell, turn)
         scored = [m for m in (on_turns if turn else metrics) if m.applies(case)]
-        return sum(m.expected_calls(case, planned) for m in scored)
+        return sum(m.expected_calls(case, answered_in) for m in scored)
 
     answers = sum(calls(cell, False) for cell in inputs.cells)
     turns = [(c, inputs.cases[c.scenario_id].max_turns) for c in inputs.conversations]
